@@ -1,0 +1,2 @@
+"""The six agents (planner, coder, pre-validator, executor, diagnostician, ensembler)
+and the frozen schemas they exchange."""

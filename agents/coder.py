@@ -1,0 +1,152 @@
+"""The offline coder: render candidate modules from code templates, and repair them.
+
+Drafts are rendered from the family table and the data profile. A repair
+turns the diagnosis' repair actions into changes of the candidate's spec and
+renders again; it never returns code a lineage has already tried.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from importlib import resources
+from string import Template
+
+from pipesmith.agents.families import Family, get_family
+from pipesmith.agents.schemas import (
+    Candidate, CandidateSpec, DataProfile, Diagnosis, RunInputs,
+)
+
+BASE_IMPORTS = (
+    "from sklearn.compose import ColumnTransformer",
+    "from sklearn.impute import SimpleImputer",
+    "from sklearn.pipeline import Pipeline, make_pipeline",
+    "from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler",
+)
+VOTERS = {"classification": "VotingClassifier", "regression": "VotingRegressor"}
+
+
+def load_template(name: str) -> Template:
+    text = resources.files("pipesmith.agents").joinpath("code_templates", name).read_text()
+    return Template(text)
+
+
+def render(template: Template, **values) -> str:
+    """Strict rendering: a missing variable raises KeyError."""
+    return template.substitute(**values)
+
+
+def identifier(name: str) -> str:
+    ident = re.sub(r"\W", "_", name).strip("_") or "candidate"
+    if ident[0].isdigit() or keyword.iskeyword(ident):
+        ident = f"c_{ident}"
+    return ident
+
+
+def model_expression(family: Family, params: dict) -> str:
+    args = [f"{key}={value!r}" for key, value in params.items()]
+    if family.parallel:
+        args.append('n_jobs=task["n_jobs"]')
+    if family.seeded:
+        args.append('random_state=task["seed"]')
+    return f"{family.cls}({', '.join(args)})"
+
+
+def apply_actions(spec: CandidateSpec, family: Family, actions: list[str]) -> CandidateSpec:
+    """The spec change each repair action asks for; actions the template covers are no-ops."""
+    changes: dict = {}
+    for action in actions:
+        if action in ("shrink_model", "subsample"):
+            changes["params"] = {**spec.params, **family.light}
+        elif action in ("scale_features", "regularise"):
+            changes["scale"] = True
+        elif action == "encode_categoricals":
+            changes["encoding"] = "ordinal"
+    return spec.model_copy(update=changes)
+
+
+class Coder:
+    def __init__(self) -> None:
+        self._module = load_template("module.py.tmpl")
+        self._builder = load_template("builder.py.tmpl")
+
+    def draft(self, candidate_id: str, spec: CandidateSpec, profile: DataProfile,
+              inputs: RunInputs) -> Candidate:
+        code = self._render_module(inputs, profile, [spec], title=spec.name)
+        return Candidate(id=candidate_id, name=spec.name, phase="draft", code=code, spec=spec)
+
+    def repair(self, candidate_id: str, failed: Candidate, diagnosis: Diagnosis,
+               tried_codes: list[str], profile: DataProfile, inputs: RunInputs) -> Candidate | None:
+        """A new candidate that applies the diagnosis' repair actions, or None if none is new."""
+        if failed.spec is None:
+            return None
+        family = get_family(inputs.task_type, failed.spec.family)
+        # Try the actions together, then one at a time, best first; skip code already tried.
+        options = [diagnosis.repair_actions] + [[a] for a in diagnosis.repair_actions]
+        for actions in options:
+            spec = apply_actions(failed.spec, family, actions)
+            code = self._render_module(inputs, profile, [spec], title=spec.name)
+            if code not in tried_codes:
+                return Candidate(id=candidate_id, name=spec.name, phase="repair", code=code,
+                                 parent=failed.id, spec=spec)
+        return None
+
+    def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
+                 inputs: RunInputs) -> Candidate:
+        specs = [member.spec for member in members]
+        code = self._render_module(inputs, profile, specs, title="ensemble of "
+                                   + ", ".join(s.name for s in specs), ensemble=True)
+        return Candidate(id=candidate_id, name="ensemble", phase="ensemble", code=code,
+                         members=[m.id for m in members])
+
+    def _render_module(self, inputs: RunInputs, profile: DataProfile,
+                       specs: list[CandidateSpec], title: str, ensemble: bool = False) -> str:
+        families = [get_family(inputs.task_type, spec.family) for spec in specs]
+        functions = _unique_identifiers([spec.name for spec in specs])
+        imports = set(BASE_IMPORTS) | {f"from {f.module} import {f.cls}" for f in families}
+        builders = "\n".join(
+            render(self._builder, function=fn, family=f.cls, rationale=spec.rationale or f.name,
+                   model=model_expression(f, spec.params), scale=spec.scale,
+                   encoding=spec.encoding)
+            for fn, f, spec in zip(functions, families, specs, strict=True)
+        )
+        if ensemble:
+            voter = VOTERS[inputs.task_type]
+            imports.add(f"from sklearn.ensemble import {voter}")
+            voting = ', voting="soft"' if inputs.task_type == "classification" else ""
+            members = ", ".join(f'("{fn}", build_{fn}(task))' for fn in functions)
+            body = f"    return {voter}([{members}]{voting})"
+        else:
+            body = f"    return build_{functions[0]}(task)"
+        dropped = [c.name for c in profile.columns
+                   if c.kind not in ("numeric", "categorical")]
+        reasons = sorted({c.kind for c in profile.columns if c.name in dropped})
+        return render(
+            self._module,
+            title=title,
+            task_type=inputs.task_type,
+            dataset=inputs.dataset,
+            imports="\n".join(sorted(imports)),
+            numeric=_list_literal(profile.names("numeric")),
+            categorical=_list_literal(profile.names("categorical")),
+            dropped=_list_literal(dropped),
+            dropped_reason=", ".join(reasons) + " columns" if reasons else "none",
+            builders=builders,
+            build_body=body,
+        )
+
+
+def _unique_identifiers(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        ident = identifier(name)
+        seen[ident] = seen.get(ident, 0) + 1
+        out.append(ident if seen[ident] == 1 else f"{ident}_{seen[ident]}")
+    return out
+
+
+def _list_literal(items: list[str]) -> str:
+    if len(items) <= 4:
+        return repr(items)
+    return "[\n" + "".join(f"    {item!r},\n" for item in items) + "]"

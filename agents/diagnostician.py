@@ -1,0 +1,97 @@
+"""The diagnostician: turn a rejected or failed attempt into a Diagnosis.
+
+Deterministic rules only, read from the taxonomy table: the sandbox status
+first, then the exception type and message of the last traceback, then the
+traceback frames that point into the candidate for the location.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pipesmith.agents.schemas import Diagnosis, Issue
+from pipesmith.agents.taxonomy import TAXONOMY, UNCLASSIFIED, TaxonomyEntry, entry
+from pipesmith.sandbox.base import ExecResult
+
+_EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)):?\s?(.*)$")
+_CANDIDATE_FRAME = re.compile(r'File "([^"]*candidate\.py)", line (\d+)')
+
+
+def last_exception(stderr: str) -> tuple[str, str]:
+    """The (type name, message) of the last exception in a traceback, or ("", "")."""
+    for line in reversed(stderr.strip().splitlines()):
+        match = _EXCEPTION_LINE.match(line.strip())
+        if match:
+            return match.group(1).rsplit(".", 1)[-1], match.group(2)
+    return "", ""
+
+
+def candidate_line(stderr: str) -> int | None:
+    """The innermost traceback frame inside the candidate module."""
+    frames = _CANDIDATE_FRAME.findall(stderr)
+    return int(frames[-1][1]) if frames else None
+
+
+def excerpt(code: str, line: int | None, context: int = 2) -> str:
+    if line is None:
+        return ""
+    lines = code.splitlines()
+    start, stop = max(0, line - 1 - context), min(len(lines), line + context)
+    return "\n".join(f"{n + 1:4d}{'>' if n + 1 == line else ' '} {lines[n]}"
+                     for n in range(start, stop))
+
+
+def match(status: str, exc_type: str, message: str) -> TaxonomyEntry:
+    for row in TAXONOMY:
+        if status in row.statuses:
+            return row
+    text = f"{exc_type}: {message}"
+    for row in TAXONOMY:
+        if not row.exceptions and not row.patterns:
+            continue
+        type_ok = not row.exceptions or exc_type in row.exceptions
+        pattern_ok = not row.patterns or any(re.search(p, text) for p in row.patterns)
+        if row.exceptions and row.patterns:
+            if type_ok and pattern_ok:
+                return row
+        elif (row.exceptions and type_ok) or (row.patterns and pattern_ok):
+            return row
+    return UNCLASSIFIED
+
+
+class Diagnostician:
+    def diagnose_issues(self, issues: list[Issue], code: str) -> Diagnosis:
+        first = issues[0]
+        row = entry(first.taxonomy_class, first.subclass)
+        return Diagnosis(
+            taxonomy_class=first.taxonomy_class,
+            subclass=first.subclass,
+            severity=row.severity,
+            summary=first.message,
+            line=first.line,
+            excerpt=excerpt(code, first.line),
+            evidence=[issue.message for issue in issues],
+            repair_actions=list(row.repair_actions),
+        )
+
+    def diagnose_result(self, result: ExecResult, code: str) -> Diagnosis:
+        exc_type, message = last_exception(result.stderr)
+        row = match(result.status, exc_type, message)
+        line = candidate_line(result.stderr)
+        if result.status in ("timeout", "cpu_timeout"):
+            summary = f"the run exceeded its time limit after {result.wall_s:.1f}s"
+        elif exc_type:
+            summary = f"{exc_type}: {message}"[:300]
+        else:
+            summary = f"the run ended with status {result.status} (exit {result.exit_code})"
+        evidence = [ln for ln in result.stderr.strip().splitlines()[-6:] if ln.strip()]
+        return Diagnosis(
+            taxonomy_class=row.cls,
+            subclass=row.subclass,
+            severity=row.severity,
+            summary=summary,
+            line=line,
+            excerpt=excerpt(code, line),
+            evidence=evidence,
+            repair_actions=list(row.repair_actions),
+        )

@@ -1,0 +1,52 @@
+"""The executor: run a candidate through the fixed harness inside a sandbox."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from pipesmith.agents.schemas import Candidate, RunInputs
+from pipesmith.sandbox.base import ExecJob, ExecResult, Sandbox
+
+HARNESS = "pipesmith.sandbox.harness"
+
+
+class Executor:
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+
+    def run(self, candidate: Candidate, inputs: RunInputs, workdir: Path,
+            timeout_s: float) -> tuple[ExecResult, dict | None]:
+        """Run the harness on the candidate; metrics are None unless the harness wrote them."""
+        workdir.mkdir(parents=True, exist_ok=True)
+        code_path = workdir / "candidate.py"
+        code_path.write_text(candidate.code)
+        job = {
+            "data_path": inputs.data_path,
+            "candidate_path": str(code_path),
+            "target": inputs.target,
+            "task_type": inputs.task_type,
+            "metric": inputs.metric,
+            "seed": inputs.seed,
+            "test_size": inputs.test_size,
+            "n_jobs": inputs.n_jobs,
+        }
+        (workdir / "harness_job.json").write_text(json.dumps(job, indent=2))
+        threads = str(max(1, inputs.n_jobs))
+        result = self.sandbox.run(ExecJob(
+            command=[sys.executable, "-m", HARNESS, "harness_job.json"],
+            workdir=workdir,
+            timeout_s=timeout_s,
+            cpu_time_s=timeout_s * max(1, inputs.n_jobs) + 10,
+            env={"OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
+                 "MKL_NUM_THREADS": threads},
+        ))
+        metrics_path = workdir / "metrics.json"
+        if not result.ok:
+            return result, None
+        if not metrics_path.exists():
+            return result.model_copy(update={
+                "status": "error", "detail": "the harness exited 0 without writing metrics.json",
+            }), None
+        return result, json.loads(metrics_path.read_text())

@@ -1,0 +1,84 @@
+"""Model families the offline planner and coder know, as one table.
+
+`light` holds the parameters the shrink_model repair switches to after a
+timeout or out-of-memory failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    task_type: str
+    module: str
+    cls: str
+    params: dict[str, Any] = field(default_factory=dict)
+    light: dict[str, Any] = field(default_factory=dict)
+    scale: bool = False
+    encoding: str = "ordinal"
+    seeded: bool = True  # takes random_state
+    parallel: bool = False  # takes n_jobs
+    max_rows: int | None = None  # too slow above this many rows
+
+
+FAMILIES: tuple[Family, ...] = (
+    # classification, in default priority order
+    Family("hist_gradient_boosting", "classification", "sklearn.ensemble",
+           "HistGradientBoostingClassifier", {"max_iter": 200, "learning_rate": 0.1},
+           {"max_iter": 50}),
+    Family("logistic_regression", "classification", "sklearn.linear_model", "LogisticRegression",
+           {"C": 1.0, "max_iter": 2000}, {"max_iter": 300}, scale=True, encoding="onehot"),
+    Family("random_forest", "classification", "sklearn.ensemble", "RandomForestClassifier",
+           {"n_estimators": 300, "min_samples_leaf": 1}, {"n_estimators": 50, "max_depth": 12},
+           parallel=True),
+    Family("extra_trees", "classification", "sklearn.ensemble", "ExtraTreesClassifier",
+           {"n_estimators": 300}, {"n_estimators": 50, "max_depth": 12}, parallel=True),
+    Family("svc", "classification", "sklearn.svm", "SVC", {"C": 1.0, "probability": True},
+           {"C": 1.0, "probability": True, "max_iter": 2000}, scale=True, encoding="onehot",
+           max_rows=5000),
+    Family("knn", "classification", "sklearn.neighbors", "KNeighborsClassifier",
+           {"n_neighbors": 15}, {"n_neighbors": 15, "algorithm": "ball_tree"}, scale=True,
+           encoding="onehot", seeded=False, parallel=True, max_rows=20000),
+    # regression
+    Family("hist_gradient_boosting", "regression", "sklearn.ensemble",
+           "HistGradientBoostingRegressor", {"max_iter": 200, "learning_rate": 0.1},
+           {"max_iter": 50}),
+    Family("ridge", "regression", "sklearn.linear_model", "Ridge", {"alpha": 1.0},
+           {"alpha": 1.0}, scale=True, encoding="onehot"),
+    Family("random_forest", "regression", "sklearn.ensemble", "RandomForestRegressor",
+           {"n_estimators": 300, "min_samples_leaf": 2}, {"n_estimators": 50, "max_depth": 12},
+           parallel=True),
+    Family("extra_trees", "regression", "sklearn.ensemble", "ExtraTreesRegressor",
+           {"n_estimators": 300, "min_samples_leaf": 2}, {"n_estimators": 50, "max_depth": 12},
+           parallel=True),
+    Family("svr", "regression", "sklearn.svm", "SVR", {"C": 1.0}, {"C": 1.0, "max_iter": 2000},
+           scale=True, encoding="onehot", seeded=False, max_rows=5000),
+    Family("knn", "regression", "sklearn.neighbors", "KNeighborsRegressor", {"n_neighbors": 15},
+           {"n_neighbors": 15, "algorithm": "ball_tree"}, scale=True, encoding="onehot",
+           seeded=False, parallel=True, max_rows=20000),
+    # clustering: n_clusters / n_components come from the plan
+    Family("kmeans", "clustering", "sklearn.cluster", "KMeans", {"n_init": 10},
+           {"n_init": 1}, scale=True, encoding="onehot"),
+    Family("gaussian_mixture", "clustering", "sklearn.mixture", "GaussianMixture",
+           {"covariance_type": "full"}, {"covariance_type": "diag"}, scale=True,
+           encoding="onehot"),
+    Family("agglomerative", "clustering", "sklearn.cluster", "AgglomerativeClustering",
+           {"linkage": "ward"}, {"linkage": "ward"}, scale=True, encoding="onehot",
+           seeded=False, max_rows=10000),
+)
+
+
+def families_for(task_type: str, n_rows: int) -> list[Family]:
+    return [f for f in FAMILIES
+            if f.task_type == task_type and (f.max_rows is None or n_rows <= f.max_rows)]
+
+
+def get_family(task_type: str, name: str) -> Family:
+    for family in FAMILIES:
+        if family.task_type == task_type and family.name == name:
+            return family
+    raise KeyError(f"no {task_type} family named {name!r}")

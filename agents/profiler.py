@@ -1,0 +1,65 @@
+"""Profile a prepared table: column kinds, missing values, target statistics.
+
+Column kinds decide preprocessing: ID-like, constant and datetime columns are
+dropped by the offline coder; categoricals are encoded; numerics imputed.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from pipesmith.agents.schemas import ColumnKind, ColumnProfile, DataProfile
+
+_ID_NAME = re.compile(r"(^|_)(id|uuid|guid|key|index)$", re.IGNORECASE)
+_DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2})?)?$")
+
+
+def column_kind(series: pd.Series) -> ColumnKind:
+    values = series.dropna()
+    n_unique = values.nunique()
+    if n_unique <= 1:
+        return "constant"
+    if pd.api.types.is_datetime64_any_dtype(series):
+        return "datetime"
+    unique_share = n_unique / max(len(values), 1)
+    if pd.api.types.is_numeric_dtype(series):
+        is_integral = pd.api.types.is_integer_dtype(series)
+        if is_integral and unique_share == 1.0 and _ID_NAME.search(str(series.name)):
+            return "id"
+        return "numeric"
+    sample = values.astype(str).head(200)
+    if len(sample) and sample.str.match(_DATE_LIKE).mean() > 0.9:
+        return "datetime"
+    if unique_share > 0.9 and len(values) > 50:
+        # Nearly every row distinct: an identifier or free text, not a category.
+        return "text" if sample.str.contains(" ").mean() > 0.5 else "id"
+    return "categorical"
+
+
+def profile_table(frame: pd.DataFrame, target: str | None, task_type: str) -> DataProfile:
+    features = [c for c in frame.columns if c != target]
+    columns = [
+        ColumnProfile(
+            name=name,
+            kind=column_kind(frame[name]),
+            dtype=str(frame[name].dtype),
+            missing_share=round(float(frame[name].isna().mean()), 4),
+            n_unique=int(frame[name].nunique()),
+        )
+        for name in features
+    ]
+    stats: dict = {}
+    if target is not None and task_type == "classification":
+        shares = frame[target].value_counts(normalize=True)
+        stats = {"n_classes": int(len(shares)), "minority_share": round(float(shares.min()), 4)}
+    elif target is not None and task_type == "regression":
+        stats = {"target_mean": float(frame[target].mean()), "target_std": float(frame[target].std())}
+    return DataProfile(
+        n_rows=int(frame.shape[0]),
+        n_columns=len(features),
+        columns=columns,
+        target=target,
+        **stats,
+    )

@@ -1,0 +1,182 @@
+"""The frozen models that cross agent boundaries.
+
+Everything an agent hands to another agent (or to the graph state, which is
+checkpointed) is one of these. What can be computed from them (best attempt,
+repair depth, success counts) is derived by functions, never stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TaskType = Literal["classification", "regression", "clustering"]
+Phase = Literal["draft", "repair", "ensemble"]
+ColumnKind = Literal["numeric", "categorical", "datetime", "id", "constant", "text"]
+Severity = Literal["critical", "recoverable"]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class RunInputs(Frozen):
+    """What a run was asked to do, after inference; the narrow input of the graph."""
+
+    run_id: str
+    task_text: str
+    dataset: str  # a bundled name or the data file's path
+    data_path: str  # the prepared table inside the run directory
+    target: str | None
+    task_type: TaskType
+    metric: str
+    inferred: list[str] = Field(default_factory=list)  # which of task_type/metric were inferred
+    budget_s: float = 60.0
+    seed: int = 0
+    out_dir: str
+    llm: str = "offline"
+    max_candidates: int = 4
+    max_repair_rounds: int = 3
+    run_timeout_s: float = 120.0
+    n_jobs: int = 1
+    test_size: float = 0.2
+    rows_dropped_missing_target: int = 0
+
+
+class ColumnProfile(Frozen):
+    name: str
+    kind: ColumnKind
+    dtype: str
+    missing_share: float
+    n_unique: int
+
+
+class DataProfile(Frozen):
+    n_rows: int
+    n_columns: int
+    columns: list[ColumnProfile]
+    target: str | None
+    n_classes: int | None = None
+    minority_share: float | None = None
+    target_mean: float | None = None
+    target_std: float | None = None
+
+    def names(self, kind: ColumnKind) -> list[str]:
+        return [c.name for c in self.columns if c.kind == kind]
+
+    @property
+    def missing_share(self) -> float:
+        if not self.columns:
+            return 0.0
+        return sum(c.missing_share for c in self.columns) / len(self.columns)
+
+    def summary(self, task_type: str) -> str:
+        """A one-line description used for retrieval and in reports."""
+        parts = [
+            f"{task_type} task",
+            f"{self.n_rows} rows",
+            f"{len(self.names('numeric'))} numeric",
+            f"{len(self.names('categorical'))} categorical",
+            f"missing {self.missing_share:.2f}",
+        ]
+        if self.n_classes is not None:
+            parts.append(f"{self.n_classes} classes, minority {self.minority_share:.2f}")
+        return "; ".join(parts)
+
+
+class PastRun(Frozen):
+    """A run retrieved from the knowledge base."""
+
+    run_id: str
+    summary: str
+    task_type: TaskType
+    family_scores: dict[str, float]  # improvement over the dummy baseline, per family
+    distance: float
+
+
+class CandidateSpec(Frozen):
+    """One planned candidate: a model family, its parameters and preprocessing."""
+
+    name: str
+    family: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    scale: bool = False
+    encoding: Literal["onehot", "ordinal"] = "ordinal"
+    rationale: str = ""
+
+
+class Plan(Frozen):
+    candidates: list[CandidateSpec]
+    notes: list[str] = Field(default_factory=list)
+
+
+class Candidate(Frozen):
+    """A piece of code to try: a module defining build_pipeline(task)."""
+
+    id: str
+    name: str
+    phase: Phase
+    code: str
+    parent: str | None = None
+    spec: CandidateSpec | None = None
+    members: list[str] = Field(default_factory=list)  # attempt ids, for ensembles
+
+
+class Issue(Frozen):
+    """A problem the pre-validator found before anything ran."""
+
+    taxonomy_class: str
+    subclass: str
+    message: str
+    line: int | None = None
+
+
+class Diagnosis(Frozen):
+    taxonomy_class: str
+    subclass: str
+    severity: Severity
+    summary: str
+    line: int | None = None
+    excerpt: str = ""
+    evidence: list[str] = Field(default_factory=list)
+    repair_actions: list[str] = Field(default_factory=list)
+
+
+class Attempt(Frozen):
+    """One candidate's journey: rejected before running, or run in the sandbox."""
+
+    id: str
+    parent: str | None
+    candidate: str
+    phase: Phase
+    status: str  # "ok", "rejected" (pre-validation) or an ExecStatus
+    issues: list[Issue] = Field(default_factory=list)
+    diagnosis: Diagnosis | None = None
+    score: float | None = None
+    baseline_score: float | None = None
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    peak_mem_mb: float = 0.0
+    exit_code: int | None = None
+    workdir: str = ""
+    error_tail: str = ""  # the end of stderr; the whole log stays in the workdir
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status == "ok" and self.score is not None
+
+
+class EnsembleProposal(Frozen):
+    strategy: Literal["soft_vote", "average"]
+    members: list[str]  # attempt ids
+    estimated_score: float
+
+
+class EnsembleOutcome(Frozen):
+    strategy: str  # "soft_vote", "average" or "none"
+    members: list[str] = Field(default_factory=list)
+    estimated_score: float | None = None
+    score: float | None = None
+    kept: bool = False
+    reason: str = ""

@@ -1,0 +1,1 @@
+"""Evaluation harness: dataset suites, topology comparisons and baselines (evaluation issue)."""

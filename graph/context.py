@@ -1,0 +1,25 @@
+"""Deps: the run's dependencies, passed to every node as LangGraph runtime context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipesmith.agents.coder import Coder
+from pipesmith.agents.diagnostician import Diagnostician
+from pipesmith.agents.ensembler import Ensembler
+from pipesmith.agents.executor import Executor
+from pipesmith.agents.planner import Planner
+from pipesmith.agents.prevalidator import Prevalidator
+from pipesmith.knowledge_base.store import KnowledgeBase
+
+
+@dataclass
+class Deps:
+    planner: Planner
+    coder: Coder
+    prevalidator: Prevalidator
+    executor: Executor
+    diagnostician: Diagnostician
+    ensembler: Ensembler
+    kb: KnowledgeBase | None
+    topology: str = "full"

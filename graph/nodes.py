@@ -1,0 +1,147 @@
+"""Thin node functions: read the state, call one agent, return an update."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from langgraph.runtime import Runtime
+
+from pipesmith.agents.profiler import profile_table
+from pipesmith.agents.schemas import Attempt, Candidate
+from pipesmith.graph.context import Deps
+from pipesmith.graph.state import RunState, elapsed_s, lineage, next_candidate_id
+from pipesmith.sandbox.base import ExecResult
+
+MIN_RUN_TIMEOUT_S = 5.0
+ERROR_TAIL_CHARS = 20_000
+
+
+def attempt_dir(state: RunState, candidate: Candidate) -> Path:
+    return Path(state["inputs"].out_dir) / "attempts" / f"{candidate.id}_{candidate.name}"
+
+
+def save_code(state: RunState, candidate: Candidate) -> None:
+    folder = attempt_dir(state, candidate)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "candidate.py").write_text(candidate.code)
+
+
+def _new(state: RunState, candidate: Candidate | None, **extra) -> dict:
+    if candidate is None:
+        return {"current": None, **extra}
+    save_code(state, candidate)
+    return {"current": candidate, "candidates": {candidate.id: candidate}, **extra}
+
+
+def profile(state: RunState, runtime: Runtime[Deps]) -> dict:
+    inputs = state["inputs"]
+    frame = pd.read_parquet(inputs.data_path)
+    return {"profile": profile_table(frame, inputs.target, inputs.task_type)}
+
+
+def retrieve(state: RunState, runtime: Runtime[Deps]) -> dict:
+    kb, inputs = runtime.context.kb, state["inputs"]
+    if kb is None:
+        return {"past_runs": []}
+    query = f"{inputs.task_text}; {state['profile'].summary(inputs.task_type)}"
+    return {"past_runs": kb.similar_runs(query, inputs.task_type)}
+
+
+def plan(state: RunState, runtime: Runtime[Deps]) -> dict:
+    made = runtime.context.planner.plan(state["inputs"], state["profile"], state["past_runs"])
+    return {"plan": made, "next_index": 0}
+
+
+def draft(state: RunState, runtime: Runtime[Deps]) -> dict:
+    index = state.get("next_index", 0)
+    spec = state["plan"].candidates[index]
+    candidate = runtime.context.coder.draft(
+        next_candidate_id(state), spec, state["profile"], state["inputs"])
+    return _new(state, candidate, next_index=index + 1)
+
+
+def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
+    candidate = state["current"]
+    issues = runtime.context.prevalidator.check(candidate.code)
+    if not issues:
+        return {}
+    rejected = Attempt(id=candidate.id, parent=candidate.parent, candidate=candidate.name,
+                       phase=candidate.phase, status="rejected", issues=issues,
+                       workdir=str(attempt_dir(state, candidate)))
+    return {"attempts": {candidate.id: rejected}}
+
+
+def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
+    candidate, inputs = state["current"], state["inputs"]
+    remaining = inputs.budget_s - elapsed_s(state)
+    timeout = min(inputs.run_timeout_s, max(remaining, MIN_RUN_TIMEOUT_S))
+    workdir = attempt_dir(state, candidate)
+    result, metrics = runtime.context.executor.run(candidate, inputs, workdir, timeout)
+    metrics = metrics or {}
+    attempt = Attempt(
+        id=candidate.id, parent=candidate.parent, candidate=candidate.name,
+        phase=candidate.phase, status=result.status, score=metrics.get("score"),
+        baseline_score=metrics.get("baseline_score"), wall_s=result.wall_s, cpu_s=result.cpu_s,
+        peak_mem_mb=result.peak_mem_mb, exit_code=result.exit_code, workdir=str(workdir),
+        error_tail=(result.stderr + ("\n" + result.detail if result.detail else ""))[
+            -ERROR_TAIL_CHARS:],
+    )
+    return {"attempts": {candidate.id: attempt}}
+
+
+def diagnose(state: RunState, runtime: Runtime[Deps]) -> dict:
+    candidate = state["current"]
+    attempt = state["attempts"][candidate.id]
+    doctor = runtime.context.diagnostician
+    if attempt.status == "rejected":
+        diagnosis = doctor.diagnose_issues(attempt.issues, candidate.code)
+    else:
+        result = ExecResult(status=attempt.status, exit_code=attempt.exit_code,
+                            wall_s=attempt.wall_s, stderr=attempt.error_tail)
+        diagnosis = doctor.diagnose_result(result, candidate.code)
+    updated = attempt.model_copy(update={"diagnosis": diagnosis})
+    return {"attempts": {candidate.id: updated}}
+
+
+def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
+    failed = state["current"]
+    diagnosis = state["attempts"][failed.id].diagnosis
+    tried = [c.code for c in lineage(state, failed.id)]
+    repaired = runtime.context.coder.repair(
+        next_candidate_id(state), failed, diagnosis, tried, state["profile"], state["inputs"])
+    return _new(state, repaired)
+
+
+def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
+    attempts = list((state.get("attempts") or {}).values())
+    proposal = runtime.context.ensembler.propose(attempts, state["inputs"])
+    if proposal is None:
+        return {"proposal": None, "current": None}
+    members = [state["candidates"][m] for m in proposal.members]
+    if any(member.spec is None for member in members):
+        return {"proposal": None, "current": None}
+    candidate = runtime.context.coder.ensemble(
+        next_candidate_id(state), members, state["profile"], state["inputs"])
+    return _new(state, candidate, proposal=proposal)
+
+
+def report(state: RunState, runtime: Runtime[Deps]) -> dict:
+    from pipesmith.report import write_report
+
+    attempts = list((state.get("attempts") or {}).values())
+    proposal = state.get("proposal")
+    ensemble_attempt = next((a for a in attempts if a.phase == "ensemble"), None)
+    outcome = runtime.context.ensembler.decide(
+        proposal, ensemble_attempt, attempts, state["inputs"].metric)
+    path = write_report({**state, "ensemble": outcome}, runtime.context.topology)
+    return {"ensemble": outcome, "report_path": str(path)}
+
+
+def remember(state: RunState, runtime: Runtime[Deps]) -> dict:
+    from pipesmith.report import load_report, run_record
+
+    kb = runtime.context.kb
+    if kb is not None:
+        kb.add_run(run_record(load_report(Path(state["report_path"])), state))
+    return {}

@@ -1,0 +1,71 @@
+"""RunState: what the graph carries between nodes, and its reducers."""
+
+from __future__ import annotations
+
+from typing import Annotated, TypedDict
+
+from pipesmith.agents.schemas import (
+    Attempt, Candidate, DataProfile, EnsembleOutcome, EnsembleProposal, PastRun, Plan, RunInputs,
+)
+
+
+def merge(old: dict | None, new: dict | None) -> dict:
+    """Entries keyed by id; a newer entry with the same id replaces the older one."""
+    return {**(old or {}), **(new or {})}
+
+
+def add_times(old: dict | None, new: dict | None) -> dict:
+    """Seconds spent per node, summed over every visit."""
+    out = dict(old or {})
+    for node, seconds in (new or {}).items():
+        out[node] = round(out.get(node, 0.0) + seconds, 4)
+    return out
+
+
+class RunInput(TypedDict):
+    """The graph's narrow input: what to do."""
+
+    inputs: RunInputs
+
+
+class RunState(TypedDict, total=False):
+    inputs: RunInputs
+    profile: DataProfile
+    past_runs: list[PastRun]
+    plan: Plan
+    next_index: int  # the next planned candidate to draft
+    current: Candidate | None  # the candidate being validated, run, diagnosed or repaired
+    candidates: Annotated[dict[str, Candidate], merge]
+    attempts: Annotated[dict[str, Attempt], merge]
+    proposal: EnsembleProposal | None
+    ensemble: EnsembleOutcome | None
+    timings: Annotated[dict[str, float], add_times]
+    report_path: str | None
+
+
+def elapsed_s(state: RunState) -> float:
+    return sum((state.get("timings") or {}).values())
+
+
+def next_candidate_id(state: RunState) -> str:
+    return f"a{len(state.get('candidates') or {}) + 1}"
+
+
+def repair_depth(state: RunState, attempt_id: str) -> int:
+    """How many repairs separate this attempt from its draft."""
+    candidates, depth = state.get("candidates") or {}, 0
+    parent = candidates[attempt_id].parent
+    while parent is not None:
+        depth += 1
+        parent = candidates[parent].parent
+    return depth
+
+
+def lineage(state: RunState, attempt_id: str) -> list[Candidate]:
+    """The candidate and its ancestors, newest first."""
+    candidates, chain = state.get("candidates") or {}, []
+    current: str | None = attempt_id
+    while current is not None:
+        chain.append(candidates[current])
+        current = candidates[current].parent
+    return chain

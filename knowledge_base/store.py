@@ -1,0 +1,136 @@
+"""The knowledge-base store.
+
+The record log (JSON lines, fsynced) is the source of truth; the Chroma
+collection is an index over it that can be rebuilt from the log. Writers take
+a lock file so two runs never interleave a record.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+from pydantic import BaseModel, ConfigDict, Field
+
+from pipesmith.agents.schemas import PastRun, TaskType
+
+log = structlog.get_logger(__name__)
+RUNS = "runs"
+
+
+class RunRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kind: str = "run"
+    run_id: str
+    created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
+    task_text: str
+    dataset: str
+    task_type: TaskType
+    metric: str
+    summary: str  # the data profile in one line; what gets embedded
+    meta_features: dict[str, Any]
+    family_scores: dict[str, float]  # per family: best score minus baseline (sign-adjusted)
+    final_code: str | None
+    score: float | None
+    baseline_score: float | None
+    outcome: str  # "succeeded" or "failed"
+    resources: dict[str, float]
+    versions: dict[str, str]
+    topology: str
+
+
+def default_kb_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "pipesmith" / "kb"
+
+
+class KnowledgeBase:
+    def __init__(self, path: Path, embedding=None) -> None:
+        from pipesmith.knowledge_base.embeddings import HashingEmbedding
+
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.log_path = self.path / "records.jsonl"
+        self.embedding = embedding or HashingEmbedding()
+        self._collection = None
+
+    @property
+    def collection(self):
+        if self._collection is None:
+            import chromadb
+            from chromadb.config import Settings
+
+            client = chromadb.PersistentClient(
+                path=str(self.path / "chroma"),
+                settings=Settings(anonymized_telemetry=False, allow_reset=False),
+            )
+            self._collection = client.get_or_create_collection(
+                RUNS, embedding_function=self.embedding, metadata={"hnsw:space": "cosine"})
+        return self._collection
+
+    @contextmanager
+    def _lock(self):
+        with (self.path / "kb.lock").open("w") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def add_run(self, record: RunRecord) -> None:
+        with self._lock():
+            with self.log_path.open("a") as handle:
+                handle.write(record.model_dump_json() + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            self._index(record)
+        log.info("kb.run_recorded", run_id=record.run_id, outcome=record.outcome)
+
+    def _index(self, record: RunRecord) -> None:
+        self.collection.upsert(
+            ids=[record.run_id],
+            documents=[f"{record.task_text}; {record.summary}"],
+            metadatas=[{"task_type": record.task_type, "outcome": record.outcome,
+                        "metric": record.metric,
+                        "family_scores": json.dumps(record.family_scores)}],
+        )
+
+    def records(self) -> list[RunRecord]:
+        if not self.log_path.exists():
+            return []
+        lines = self.log_path.read_text().splitlines()
+        return [RunRecord.model_validate_json(line) for line in lines if line.strip()]
+
+    def rebuild(self) -> int:
+        """Re-index every record of the log; returns how many."""
+        records = self.records()
+        with self._lock():
+            for record in records:
+                self._index(record)
+        return len(records)
+
+    def similar_runs(self, text: str, task_type: str, k: int = 5) -> list[PastRun]:
+        """Past successful runs of the same task type, nearest first."""
+        if not self.log_path.exists():
+            return []  # nothing recorded yet: don't pay for opening the index
+        collection = self.collection
+        if collection.count() == 0:
+            return []
+        found = collection.query(
+            query_texts=[text], n_results=min(k, collection.count()),
+            where={"$and": [{"task_type": task_type}, {"outcome": "succeeded"}]},
+        )
+        return [
+            PastRun(run_id=run_id, summary=doc, task_type=task_type,
+                    family_scores=json.loads(meta["family_scores"]), distance=float(dist))
+            for run_id, doc, meta, dist in zip(found["ids"][0], found["documents"][0],
+                                               found["metadatas"][0], found["distances"][0],
+                                               strict=True)
+        ]

@@ -1,0 +1,150 @@
+"""The Python API: run() and resume(), each returning the Report."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from pipesmith.datasets import (
+    Table, check_metric, check_table, infer_metric, infer_task_type, load_bundled, load_file,
+    prepare,
+)
+from pipesmith.errors import InputError
+from pipesmith.report import Report, load_report
+from pipesmith.settings import Settings
+
+log = structlog.get_logger(__name__)
+Event = Callable[[dict[str, Any]], None]
+LLM_MODES = ("offline",)
+
+
+def default_deps(settings: Settings, sandbox=None, kb=None):
+    """The offline agents, the local sandbox and the embedded knowledge base."""
+    from pipesmith.agents.coder import Coder
+    from pipesmith.agents.diagnostician import Diagnostician
+    from pipesmith.agents.ensembler import Ensembler
+    from pipesmith.agents.executor import Executor
+    from pipesmith.agents.planner import Planner
+    from pipesmith.agents.prevalidator import Prevalidator
+    from pipesmith.graph.context import Deps
+    from pipesmith.knowledge_base.store import KnowledgeBase
+    from pipesmith.sandbox.local import LocalSandbox
+
+    if kb is None and settings.use_kb:
+        kb = KnowledgeBase(settings.kb_dir)
+    return Deps(planner=Planner(), coder=Coder(), prevalidator=Prevalidator(),
+                executor=Executor(sandbox or LocalSandbox()), diagnostician=Diagnostician(),
+                ensembler=Ensembler(), kb=kb, topology=settings.topology)
+
+
+def _load(dataset: str | None, data: str | Path | None, target: str | None) -> Table:
+    if (dataset is None) == (data is None):
+        raise InputError("give exactly one of --dataset NAME or --data PATH")
+    if dataset is not None:
+        table = load_bundled(dataset)
+        return table if target is None else Table(table.frame, target, table.source)
+    return load_file(data, target)
+
+
+def _resolve(table: Table, task: str | None, metric: str | None, settings: Settings,
+             budget_s: float, seed: int, out: Path, run_id: str, task_text: str | None):
+    from pipesmith.agents.schemas import RunInputs
+
+    inferred = []
+    if task is None:
+        y = table.frame[table.target] if table.target in table.frame.columns else None
+        task = infer_task_type(y)
+        inferred.append("task_type")
+    check_table(table, task)
+    target = table.target if task != "clustering" or table.target in table.frame else None
+    if metric is None:
+        metric = infer_metric(task, table.frame[target] if target else None)
+        inferred.append("metric")
+    check_metric(task, metric)
+    if budget_s <= 0:
+        raise InputError("--budget must be a positive number of seconds")
+    frame = prepare(table, task)
+    inputs = RunInputs(
+        run_id=run_id,
+        task_text=task_text or f"{task} of {target or 'clusters'} on {table.source}",
+        dataset=table.source, data_path=str((out / "data.parquet").resolve()), target=target,
+        task_type=task, metric=metric, inferred=inferred, budget_s=budget_s, seed=seed,
+        out_dir=str(out.resolve()), max_candidates=settings.max_candidates,
+        max_repair_rounds=settings.max_repair_rounds, run_timeout_s=settings.run_timeout_s,
+        n_jobs=settings.n_jobs, test_size=settings.test_size,
+        rows_dropped_missing_target=len(table.frame) - len(frame),
+    )
+    return inputs, frame
+
+
+def new_run_id(source: str) -> str:
+    stem = Path(source).stem.replace(" ", "_")[:24]
+    return f"{datetime.now():%Y%m%d-%H%M%S}-{stem}-{secrets.token_hex(2)}"
+
+
+def run(*, dataset: str | None = None, data: str | Path | None = None,
+        target: str | None = None, task: str | None = None, metric: str | None = None,
+        budget_s: float | None = None, seed: int | None = None, out: str | Path | None = None,
+        llm: str = "offline", task_text: str | None = None, settings: Settings | None = None,
+        deps=None, on_event: Event | None = None) -> Report:
+    """Run the whole graph on a dataset; bad input raises InputError before anything is written."""
+    settings = settings or Settings()
+    if llm not in LLM_MODES:
+        raise InputError(f"--llm {llm!r} is not available yet; use one of {', '.join(LLM_MODES)}")
+    table = _load(dataset, data, target)
+    run_id = new_run_id(table.source)
+    out = Path(out) if out is not None else settings.runs_dir / run_id
+    if out.exists() and any(out.iterdir()):
+        raise InputError(f"output directory {out} is not empty")
+    inputs, frame = _resolve(table, task, metric, settings,
+                             settings.budget_s if budget_s is None else budget_s,
+                             settings.seed if seed is None else seed, out, run_id, task_text)
+    out.mkdir(parents=True, exist_ok=True)
+    frame.to_parquet(out / "data.parquet", index=False)
+    (out / "run.json").write_text(json.dumps({
+        "inputs": inputs.model_dump(), "settings": json.loads(settings.model_dump_json())}, indent=2))
+    log.info("run.start", run_id=run_id, out=str(out))
+    return _drive(out, {"inputs": inputs}, settings, deps, on_event)
+
+
+def resume(run_dir: str | Path, *, deps=None, on_event: Event | None = None) -> Report:
+    """Continue an interrupted run from its last checkpoint."""
+    run_dir = Path(run_dir)
+    saved = run_dir / "run.json"
+    if not saved.exists():
+        raise InputError(f"{run_dir} is not a pipesmith run directory (no run.json)")
+    settings = Settings(**json.loads(saved.read_text())["settings"])
+    return _drive(run_dir, None, settings, deps, on_event)
+
+
+def _drive(out: Path, graph_input, settings: Settings, deps, on_event: Event | None) -> Report:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from pipesmith.graph.builder import build_graph
+    from pipesmith.graph.serde import serializer
+
+    deps = deps or default_deps(settings)
+    run_id = json.loads((out / "run.json").read_text())["inputs"]["run_id"]
+    config = {"configurable": {"thread_id": run_id}}
+    with closing(sqlite3.connect(out / "checkpoints.sqlite", check_same_thread=False)) as conn:
+        graph = build_graph(deps.topology, checkpointer=SqliteSaver(conn, serde=serializer()))
+        if graph_input is None and not graph.get_state(config).next:
+            if (out / "report.json").exists():
+                return load_report(out / "report.json")
+            raise InputError(f"{out} has no checkpoint to resume from")
+        for part in graph.stream(graph_input, config, context=deps, stream_mode="tasks",
+                                 durability="sync"):
+            if on_event is not None:
+                on_event(part)
+        state = graph.get_state(config)
+    if state.next or not (out / "report.json").exists():
+        raise RuntimeError(f"the run stopped before writing its report; resume it: {out}")
+    return load_report(out / "report.json")

@@ -1,0 +1,131 @@
+"""The command line: pipesmith run | resume | kb."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from pipesmith.errors import InputError
+
+app = typer.Typer(help="Turn a dataset and a task into a trained, validated ML pipeline.",
+                  no_args_is_help=True, add_completion=False)
+kb_app = typer.Typer(help="Inspect and maintain the knowledge base.", no_args_is_help=True)
+app.add_typer(kb_app, name="kb")
+err = Console(stderr=True)
+
+
+@app.callback()
+def main(
+    log_json: Annotated[bool, typer.Option("--log-json", help="Machine-readable JSON logs on stderr.")] = False,
+    log_level: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "warning",
+) -> None:
+    from pipesmith.logs import configure_logging
+
+    configure_logging(json_logs=log_json, level=log_level)
+
+
+def _finish(report, out_console: Console) -> None:
+    score = "-" if report.score is None else f"{report.score:.4f}"
+    base = "-" if report.baseline_score is None else f"{report.baseline_score:.4f}"
+    inferred = f" (inferred: {', '.join(report.inferred)})" if report.inferred else ""
+    out_console.print(
+        f"{report.status}: {report.task_type}{inferred}, {report.metric} {score} "
+        f"vs dummy baseline {base}, final {report.final_candidate}; "
+        f"report in {report.out_dir}", soft_wrap=True, highlight=False)
+    raise typer.Exit(0 if report.final_success else 1)
+
+
+def _bad_input(exc: InputError) -> None:
+    err.print(f"[red]error:[/] {exc}", highlight=False)
+    raise typer.Exit(2)
+
+
+@app.command()
+def run(
+    dataset: Annotated[str | None, typer.Option(help="Bundled dataset: iris, wine, breast_cancer, digits, diabetes.")] = None,
+    data: Annotated[Path | None, typer.Option(help="A CSV or Parquet file.")] = None,
+    target: Annotated[str | None, typer.Option(help="Target column (with --data).")] = None,
+    task: Annotated[str | None, typer.Option(help="classification, regression or clustering (inferred if omitted).")] = None,
+    metric: Annotated[str | None, typer.Option(help="e.g. accuracy, balanced_accuracy, roc_auc, r2, rmse, silhouette (inferred if omitted).")] = None,
+    budget: Annotated[float | None, typer.Option(help="Wall-clock budget in seconds [default: 60].")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed for the split and the models [default: 0].")] = None,
+    out: Annotated[Path | None, typer.Option(help="Run directory [default: runs/<run-id>].")] = None,
+    llm: Annotated[str, typer.Option(help="Model driving the agents; 'offline' uses the built-in agents.")] = "offline",
+    kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory [default: ~/.local/share/pipesmith/kb].")] = None,
+    no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
+) -> None:
+    """Plan, write, check, run, repair and ensemble pipelines; write the report to --out."""
+    from pipesmith.api import run as run_pipeline
+    from pipesmith.progress import Progress
+    from pipesmith.settings import Settings
+
+    overrides = {"use_kb": not no_kb} | ({"kb_dir": kb} if kb else {})
+    settings = Settings(**overrides)
+    progress = None if quiet else Progress(budget or settings.budget_s, err)
+    try:
+        report = run_pipeline(dataset=dataset, data=data, target=target, task=task,
+                              metric=metric, budget_s=budget, seed=seed, out=out, llm=llm,
+                              settings=settings, on_event=progress)
+    except InputError as exc:
+        _bad_input(exc)
+    finally:
+        if progress:
+            progress.close()
+    _finish(report, Console())
+
+
+@app.command()
+def resume(
+    run_dir: Annotated[Path, typer.Argument(help="The directory of the interrupted run.")],
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+) -> None:
+    """Continue an interrupted run from its last checkpoint."""
+    import json
+
+    from pipesmith.api import resume as resume_run
+    from pipesmith.progress import Progress
+
+    budget = 0.0
+    if (run_dir / "run.json").exists():
+        budget = json.loads((run_dir / "run.json").read_text())["inputs"]["budget_s"]
+    progress = None if quiet else Progress(budget, err)
+    try:
+        report = resume_run(run_dir, on_event=progress)
+    except InputError as exc:
+        _bad_input(exc)
+    finally:
+        if progress:
+            progress.close()
+    _finish(report, Console())
+
+
+@kb_app.command("rebuild")
+def kb_rebuild(kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory.")] = None) -> None:
+    """Re-index every record of the log into Chroma."""
+    from pipesmith.knowledge_base.store import KnowledgeBase, default_kb_dir
+
+    count = KnowledgeBase(kb or default_kb_dir()).rebuild()
+    Console().print(f"re-indexed {count} records")
+
+
+@kb_app.command("stats")
+def kb_stats(kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory.")] = None) -> None:
+    """How many runs the knowledge base holds, by task type and outcome."""
+    from collections import Counter
+
+    from pipesmith.knowledge_base.store import KnowledgeBase, default_kb_dir
+
+    records = KnowledgeBase(kb or default_kb_dir()).records()
+    counts = Counter((r.task_type, r.outcome) for r in records)
+    Console().print(f"{len(records)} runs")
+    for (task_type, outcome), n in sorted(counts.items()):
+        Console().print(f"  {task_type:<15} {outcome:<10} {n}")
+
+
+if __name__ == "__main__":
+    sys.exit(app())

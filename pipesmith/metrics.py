@@ -1,0 +1,92 @@
+"""Task metrics: one table, used by the harness, the ensembler and the report.
+
+Import-light on purpose: the sandbox harness imports it in every run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+Needs = Literal["labels", "proba", "values", "clusters"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    task_type: str
+    needs: Needs
+    greater_is_better: bool
+
+    def score(self, y_true, y_pred, *, proba=None, classes=None, features=None) -> float:
+        from sklearn import metrics as m
+
+        if self.needs == "clusters":
+            return _cluster_score(self.name, features, y_pred)
+        if self.name == "accuracy":
+            return float(m.accuracy_score(y_true, y_pred))
+        if self.name == "balanced_accuracy":
+            return float(m.balanced_accuracy_score(y_true, y_pred))
+        if self.name == "f1_macro":
+            return float(m.f1_score(y_true, y_pred, average="macro"))
+        if self.name == "roc_auc":
+            if proba.shape[1] == 2:
+                return float(m.roc_auc_score(y_true == classes[1], proba[:, 1]))
+            return float(m.roc_auc_score(y_true, proba, multi_class="ovr", labels=classes))
+        if self.name == "log_loss":
+            return float(m.log_loss(y_true, proba, labels=classes))
+        if self.name == "r2":
+            return float(m.r2_score(y_true, y_pred))
+        if self.name == "rmse":
+            return float(np.sqrt(m.mean_squared_error(y_true, y_pred)))
+        if self.name == "mae":
+            return float(m.mean_absolute_error(y_true, y_pred))
+        raise ValueError(f"no scorer for metric {self.name!r}")
+
+
+def _cluster_score(name: str, features, labels) -> float:
+    from sklearn import metrics as m
+
+    if len(set(np.asarray(labels).tolist())) < 2:
+        return -1.0 if name == "silhouette" else float("nan")
+    if name == "silhouette":
+        return float(m.silhouette_score(features, labels))
+    if name == "calinski_harabasz":
+        return float(m.calinski_harabasz_score(features, labels))
+    return float(m.davies_bouldin_score(features, labels))
+
+
+METRICS: dict[str, Metric] = {
+    metric.name: metric
+    for metric in [
+        Metric("accuracy", "classification", "labels", True),
+        Metric("balanced_accuracy", "classification", "labels", True),
+        Metric("f1_macro", "classification", "labels", True),
+        Metric("roc_auc", "classification", "proba", True),
+        Metric("log_loss", "classification", "proba", False),
+        Metric("r2", "regression", "values", True),
+        Metric("rmse", "regression", "values", False),
+        Metric("mae", "regression", "values", False),
+        Metric("silhouette", "clustering", "clusters", True),
+        Metric("calinski_harabasz", "clustering", "clusters", True),
+        Metric("davies_bouldin", "clustering", "clusters", False),
+    ]
+}
+
+
+def get_metric(name: str) -> Metric:
+    try:
+        return METRICS[name]
+    except KeyError:
+        raise ValueError(f"unknown metric {name!r}; known: {', '.join(METRICS)}") from None
+
+
+def is_better(metric: str, a: float | None, b: float | None) -> bool:
+    """True when score a is strictly better than score b (None is worst)."""
+    if a is None or np.isnan(a):
+        return False
+    if b is None or np.isnan(b):
+        return True
+    return a > b if get_metric(metric).greater_is_better else a < b

@@ -1,0 +1,93 @@
+"""Live progress on the terminal: the node running now, each node's outcome, time vs budget."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.status import Status
+
+
+def describe(node: str, update: dict[str, Any]) -> str:
+    """One line saying what a finished node did, from its state update."""
+    current = update.get("current")
+    attempts = update.get("attempts") or {}
+    if node == "profile":
+        p = update["profile"]
+        return (f"{p.n_rows} rows, {p.n_columns} features "
+                f"({len(p.names('numeric'))} numeric, {len(p.names('categorical'))} categorical)")
+    if node == "retrieve":
+        return f"{len(update.get('past_runs') or [])} similar past runs"
+    if node == "plan":
+        return "candidates: " + ", ".join(c.name for c in update["plan"].candidates)
+    if node in ("draft", "repair", "ensemble") and current is not None:
+        parent = f" (repairs {current.parent})" if current.parent else ""
+        return f"{current.id} {current.name}{parent}"
+    if node == "repair":
+        return "no new repair to try; moving on"
+    if node == "ensemble":
+        return "no ensemble beats the best single candidate"
+    if node == "prevalidate":
+        if not attempts:
+            return "static checks passed"
+        a = next(iter(attempts.values()))
+        return f"{a.id} rejected: {a.issues[0].message}"
+    if node == "execute":
+        a = next(iter(attempts.values()))
+        score = f" score={a.score:.4f}" if a.score is not None else ""
+        return f"{a.id} {a.candidate}: {a.status}{score} ({a.wall_s:.1f}s, {a.peak_mem_mb:.0f} MB)"
+    if node == "diagnose":
+        a = next(iter(attempts.values()))
+        d = a.diagnosis
+        return f"{a.id} {d.taxonomy_class}.{d.subclass} ({d.severity}): {d.summary[:90]}"
+    if node == "report":
+        e = update.get("ensemble")
+        kept = f"; ensemble {'kept' if e.kept else 'not kept'}" if e and e.strategy != "none" else ""
+        return f"written to {update.get('report_path')}{kept}"
+    if node == "remember":
+        return "run recorded in the knowledge base"
+    return ""
+
+
+def _update_dict(result: Any) -> dict[str, Any]:
+    if isinstance(result, dict):
+        return result
+    return dict(result or [])
+
+
+class Progress:
+    """Consumes LangGraph "tasks" stream events and shows them with rich."""
+
+    def __init__(self, budget_s: float, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True)
+        self.budget_s = budget_s
+        self.started = time.monotonic()
+        self.status: Status | None = None
+
+    def _clock(self) -> str:
+        return f"[{time.monotonic() - self.started:6.1f}s / {self.budget_s:.0f}s]"
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        name = event.get("name", "")
+        if "result" not in event and "error" not in event:  # a task starts
+            self._spin(f"{name} …")
+            return
+        if event.get("error"):
+            self.console.print(f"{self._clock()} [red]{name} failed: {event['error']}[/]",
+                           soft_wrap=True)
+            return
+        line = describe(name, _update_dict(event.get("result")))
+        self.console.print(f"{self._clock()} [bold]{name:<11}[/] {line}", highlight=False,
+                           soft_wrap=True)
+
+    def _spin(self, text: str) -> None:
+        if self.status is None:
+            self.status = self.console.status(text)
+            self.status.start()
+        else:
+            self.status.update(text)
+
+    def close(self) -> None:
+        if self.status is not None:
+            self.status.stop()

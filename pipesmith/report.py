@@ -1,0 +1,219 @@
+"""The run report: report.json (schema in docs/report-schema.md), report.md,
+the standalone pipeline.py and the chosen model.joblib."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from pipesmith.agents.coder import load_template, render
+from pipesmith.agents.ensembler import best_attempt
+from pipesmith.agents.schemas import (
+    Attempt, DataProfile, EnsembleOutcome, Plan, RunInputs,
+)
+from pipesmith.graph.state import RunState, elapsed_s, repair_depth
+from pipesmith.knowledge_base.store import RunRecord
+from pipesmith.metrics import get_metric
+from pipesmith.versions import library_versions
+
+SCHEMA_VERSION = 1
+SCORERS = {"accuracy": "accuracy", "balanced_accuracy": "balanced_accuracy",
+           "f1_macro": "f1_macro", "roc_auc": "roc_auc_ovr", "log_loss": "neg_log_loss",
+           "r2": "r2", "rmse": "neg_root_mean_squared_error",
+           "mae": "neg_mean_absolute_error"}
+
+
+class Report(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    status: str  # "succeeded" or "failed"
+    task_text: str
+    dataset: str
+    target: str | None
+    task_type: str
+    metric: str
+    inferred: list[str]
+    score: float | None
+    baseline_score: float | None
+    final_attempt: str | None
+    final_candidate: str | None
+    final_success: bool
+    first_pass_success: bool
+    rounds_used: int
+    attempts: list[Attempt]
+    ensemble: EnsembleOutcome
+    plan: Plan
+    profile: DataProfile
+    rows_dropped_missing_target: int
+    timings: dict[str, float]
+    elapsed_s: float
+    sandbox_s: float
+    budget_s: float
+    seed: int
+    topology: str
+    versions: dict[str, str]
+    out_dir: str
+    files: dict[str, str]  # relative to out_dir
+
+
+def choose_final(attempts: list[Attempt], ensemble: EnsembleOutcome, metric: str) -> Attempt | None:
+    if ensemble.kept:
+        return next(a for a in attempts if a.phase == "ensemble")
+    return best_attempt([a for a in attempts if a.phase != "ensemble"], metric)
+
+
+def build_report(state: RunState, topology: str) -> Report:
+    inputs: RunInputs = state["inputs"]
+    attempts = list((state.get("attempts") or {}).values())
+    final = choose_final(attempts, state["ensemble"], inputs.metric)
+    drafts = [a for a in attempts if a.phase == "draft"]
+    baselines = [a.baseline_score for a in attempts if a.baseline_score is not None]
+    files = {"report_json": "report.json", "report_md": "report.md", "attempts": "attempts/"}
+    if final is not None:
+        files |= {"pipeline": "pipeline.py", "model": "model.joblib", "data": "data.parquet"}
+    return Report(
+        run_id=inputs.run_id,
+        status="succeeded" if final is not None else "failed",
+        task_text=inputs.task_text,
+        dataset=inputs.dataset,
+        target=inputs.target,
+        task_type=inputs.task_type,
+        metric=inputs.metric,
+        inferred=inputs.inferred,
+        score=final.score if final else None,
+        baseline_score=final.baseline_score if final else (baselines[0] if baselines else None),
+        final_attempt=final.id if final else None,
+        final_candidate=final.candidate if final else None,
+        final_success=final is not None,
+        first_pass_success=bool(drafts) and drafts[0].succeeded,
+        rounds_used=max((repair_depth(state, a.id) for a in attempts), default=0),
+        attempts=attempts,
+        ensemble=state["ensemble"],
+        plan=state["plan"],
+        profile=state["profile"],
+        rows_dropped_missing_target=inputs.rows_dropped_missing_target,
+        timings=state.get("timings") or {},
+        elapsed_s=round(elapsed_s(state), 3),
+        sandbox_s=round(sum(a.wall_s for a in attempts), 3),
+        budget_s=inputs.budget_s,
+        seed=inputs.seed,
+        topology=topology,
+        versions=library_versions(),
+        out_dir=inputs.out_dir,
+        files=files,
+    )
+
+
+def standalone_script(code: str, inputs: RunInputs) -> str:
+    return code.rstrip() + "\n" + render(
+        load_template("standalone.py.tmpl"),
+        target=repr(inputs.target), seed=inputs.seed, n_jobs=inputs.n_jobs,
+        task_type=repr(inputs.task_type), test_size=inputs.test_size,
+        scorer=repr(SCORERS.get(inputs.metric, "accuracy")),
+    )
+
+
+def write_report(state: RunState, topology: str) -> Path:
+    report = build_report(state, topology)
+    out = Path(state["inputs"].out_dir)
+    if report.final_attempt is not None:
+        final = state["candidates"][report.final_attempt]
+        workdir = Path(next(a.workdir for a in report.attempts if a.id == final.id))
+        (out / "pipeline.py").write_text(standalone_script(final.code, state["inputs"]))
+        shutil.copyfile(workdir / "model.joblib", out / "model.joblib")
+    (out / "report.md").write_text(markdown(report))
+    path = out / "report.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(report.model_dump_json(indent=2))
+    tmp.replace(path)  # atomic: a reader never sees half a report
+    return path
+
+
+def load_report(path: Path) -> Report:
+    return Report.model_validate_json(Path(path).read_text())
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def markdown(report: Report) -> str:
+    inferred = f" (inferred: {', '.join(report.inferred)})" if report.inferred else ""
+    lines = [
+        f"# pipesmith run {report.run_id}",
+        "",
+        f"**{report.status}** — {report.task_text}",
+        "",
+        f"- dataset: `{report.dataset}`, target `{report.target}`, {report.task_type}{inferred}",
+        f"- data: {report.profile.summary(report.task_type)}",
+        f"- {report.metric}: **{_fmt(report.score)}** "
+        f"(dummy baseline {_fmt(report.baseline_score)}), final: {report.final_candidate}",
+        f"- repair rounds used: {report.rounds_used}; first draft succeeded: "
+        f"{report.first_pass_success}",
+        f"- time: {report.elapsed_s:.1f}s of {report.budget_s:.0f}s budget, "
+        f"{report.sandbox_s:.1f}s inside the sandbox",
+        "",
+        "## Attempts",
+        "",
+        "| id | parent | candidate | phase | status | score | wall s | peak MB | diagnosis |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for a in report.attempts:
+        diagnosis = (f"{a.diagnosis.taxonomy_class}.{a.diagnosis.subclass}: "
+                     f"{a.diagnosis.summary[:80]}" if a.diagnosis else "")
+        lines.append(f"| {a.id} | {a.parent or ''} | {a.candidate} | {a.phase} | {a.status} | "
+                     f"{_fmt(a.score)} | {a.wall_s:.1f} | {a.peak_mem_mb:.0f} | "
+                     f"{diagnosis.replace('|', '/')} |")
+    e = report.ensemble
+    lines += ["", "## Ensemble", "",
+              f"{e.strategy}: members {', '.join(e.members) or '-'}, estimated "
+              f"{_fmt(e.estimated_score)}, harness score {_fmt(e.score)}, "
+              f"{'kept' if e.kept else 'not kept'} — {e.reason}",
+              "", "## Time per node (s)", "",
+              " · ".join(f"{k} {v:.2f}" for k, v in report.timings.items()),
+              "", "## Files", "",
+              "`pipeline.py` retrains the final pipeline with plain scikit-learn "
+              "(`python pipeline.py --help`); `model.joblib` is the fitted model; "
+              "`attempts/` holds every attempt's code and logs.", ""]
+    return "\n".join(lines)
+
+
+def family_scores(report: Report, state: RunState) -> dict[str, float]:
+    """Best sign-adjusted gain over the baseline per model family, for the planner's memory."""
+    sign = 1.0 if get_metric(report.metric).greater_is_better else -1.0
+    gains: dict[str, float] = {}
+    for attempt in report.attempts:
+        candidate = state["candidates"][attempt.id]
+        if not attempt.succeeded or candidate.spec is None or attempt.baseline_score is None:
+            continue
+        gain = sign * (attempt.score - attempt.baseline_score)
+        gains[candidate.spec.family] = max(gain, gains.get(candidate.spec.family, gain))
+    return gains
+
+
+def run_record(report: Report, state: RunState) -> RunRecord:
+    profile = report.profile
+    final_code = (state["candidates"][report.final_attempt].code
+                  if report.final_attempt else None)
+    return RunRecord(
+        run_id=report.run_id, task_text=report.task_text, dataset=report.dataset,
+        task_type=report.task_type, metric=report.metric,
+        summary=profile.summary(report.task_type),
+        meta_features={
+            "rows": profile.n_rows, "columns": profile.n_columns,
+            "numeric": len(profile.names("numeric")),
+            "categorical": len(profile.names("categorical")),
+            "missing_share": profile.missing_share, "n_classes": profile.n_classes,
+            "minority_share": profile.minority_share, "target_mean": profile.target_mean,
+            "target_std": profile.target_std,
+        },
+        family_scores=family_scores(report, state), final_code=final_code,
+        score=report.score, baseline_score=report.baseline_score, outcome=report.status,
+        resources={"elapsed_s": report.elapsed_s, "sandbox_s": report.sandbox_s,
+                   "peak_mem_mb": max((a.peak_mem_mb for a in report.attempts), default=0.0)},
+        versions=report.versions, topology=report.topology,
+    )

@@ -1,0 +1,26 @@
+"""Settings: defaults, overridable by PIPESMITH_* environment variables and CLI flags."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from pipesmith.knowledge_base.store import default_kb_dir
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PIPESMITH_", frozen=True)
+
+    budget_s: float = 60.0
+    seed: int = 0
+    max_candidates: int = 4
+    max_repair_rounds: int = 3
+    run_timeout_s: float = 120.0
+    n_jobs: int = max(1, os.cpu_count() or 1)
+    test_size: float = 0.2
+    runs_dir: Path = Path("runs")
+    kb_dir: Path = default_kb_dir()
+    use_kb: bool = True
+    topology: str = "full"

@@ -1,0 +1,155 @@
+"""The fixed harness: project code that trains and scores a candidate inside the sandbox.
+
+Usage: python -m pipesmith.sandbox.harness harness_job.json
+
+The candidate only supplies build_pipeline(task). This harness loads the data,
+splits it with the seed, fits, predicts, scores with the task metric and a
+dummy baseline on the same split, and writes metrics.json, predictions.npz and
+model.joblib. Nothing the candidate prints counts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pipesmith.metrics import get_metric
+
+CONTRACT_EXIT = 3  # the candidate broke the build_pipeline contract
+
+
+class ContractError(Exception):
+    """The candidate module does not honour the build_pipeline(task) contract."""
+
+
+def split_data(frame: pd.DataFrame, target: str, task_type: str, seed: int, test_size: float):
+    """The one split every candidate, baseline and standalone script uses."""
+    from sklearn.model_selection import train_test_split
+
+    X, y = frame.drop(columns=[target]), frame[target]
+    stratify = y if task_type == "classification" and y.value_counts().min() >= 2 else None
+    return train_test_split(X, y, test_size=test_size, random_state=seed, stratify=stratify)
+
+
+def load_candidate(path: Path):
+    spec = importlib.util.spec_from_file_location("candidate", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["candidate"] = module
+    spec.loader.exec_module(module)
+    if not callable(getattr(module, "build_pipeline", None)):
+        raise ContractError("the module defines no callable build_pipeline(task)")
+    return module
+
+
+def build_estimator(module, task: dict, needs: str):
+    estimator = module.build_pipeline(task)
+    required = ("fit_predict",) if needs == "clusters" else ("fit", "predict")
+    missing = [name for name in required if not callable(getattr(estimator, name, None))]
+    if missing:
+        raise ContractError(
+            f"build_pipeline returned {type(estimator).__name__}, which lacks {', '.join(missing)}"
+        )
+    return estimator
+
+
+def run_supervised(job: dict, frame: pd.DataFrame, module, out: Path) -> dict:
+    from sklearn.dummy import DummyClassifier, DummyRegressor
+
+    metric = get_metric(job["metric"])
+    task_type = job["task_type"]
+    X_train, X_val, y_train, y_val = split_data(
+        frame, job["target"], task_type, job["seed"], job["test_size"])
+    estimator = build_estimator(module, job, metric.needs)
+    started = time.perf_counter()
+    estimator.fit(X_train, y_train)
+    fit_s = time.perf_counter() - started
+    y_pred = np.asarray(estimator.predict(X_val))
+    if y_pred.shape[0] != len(y_val):
+        raise ContractError(f"predict returned {y_pred.shape[0]} rows for {len(y_val)} inputs")
+    proba = classes = None
+    if task_type == "classification" and hasattr(estimator, "predict_proba"):
+        proba = np.asarray(estimator.predict_proba(X_val), dtype=float)
+        classes = np.asarray(estimator.classes_)
+    if metric.needs == "proba" and proba is None:
+        raise ContractError(f"metric {metric.name} needs predict_proba, which the model lacks")
+    dummy = DummyClassifier(strategy="prior") if task_type == "classification" else DummyRegressor()
+    dummy.fit(X_train, y_train)
+    arrays = {"y_true": np.asarray(y_val), "y_pred": y_pred}
+    if proba is not None:
+        arrays.update(proba=proba, classes=classes)
+    np.savez(out / "predictions.npz", **{k: _savable(v) for k, v in arrays.items()})
+    return {
+        "score": metric.score(np.asarray(y_val), y_pred, proba=proba, classes=classes),
+        "baseline_score": metric.score(
+            np.asarray(y_val), dummy.predict(X_val),
+            proba=dummy.predict_proba(X_val) if task_type == "classification" else None,
+            classes=getattr(dummy, "classes_", None)),
+        "n_train": len(y_train),
+        "n_val": len(y_val),
+        "fit_s": round(fit_s, 3),
+        "model": estimator,
+    }
+
+
+def run_clustering(job: dict, frame: pd.DataFrame, module, out: Path) -> dict:
+    metric = get_metric(job["metric"])
+    X = frame.drop(columns=[job["target"]]) if job.get("target") else frame
+    estimator = build_estimator(module, job, "clusters")
+    started = time.perf_counter()
+    labels = np.asarray(estimator.fit_predict(X))
+    fit_s = time.perf_counter() - started
+    # Internal indices are computed where the model clusters: after its preprocessing.
+    features = estimator[:-1].transform(X) if hasattr(estimator, "steps") else X.to_numpy()
+    rng = np.random.default_rng(job["seed"])
+    sample = rng.choice(len(labels), size=min(len(labels), 5000), replace=False)
+    n_clusters = max(2, len(set(labels.tolist())))
+    random_labels = rng.integers(0, n_clusters, size=len(sample))
+    np.savez(out / "predictions.npz", y_pred=labels)
+    return {
+        "score": metric.score(None, labels[sample], features=features[sample]),
+        "baseline_score": metric.score(None, random_labels, features=features[sample]),
+        "n_train": len(labels),
+        "n_val": len(labels),
+        "n_clusters": int(len(set(labels.tolist()))),
+        "fit_s": round(fit_s, 3),
+        "model": estimator,
+    }
+
+
+def _savable(array):
+    array = np.asarray(array)
+    return array.astype(str) if array.dtype == object else array
+
+
+def main(argv: list[str]) -> int:
+    import joblib
+
+    job_path = Path(argv[1])
+    job = json.loads(job_path.read_text())
+    out = job_path.parent
+    frame = pd.read_parquet(job["data_path"])
+    try:
+        module = load_candidate(Path(job["candidate_path"]))
+        runner = run_clustering if job["task_type"] == "clustering" else run_supervised
+        result = runner(job, frame, module, out)
+    except ContractError as exc:
+        print(f"pipesmith.harness.ContractError: {exc}", file=sys.stderr)
+        return CONTRACT_EXIT
+    except Exception:
+        traceback.print_exc()
+        return 1
+    joblib.dump(result.pop("model"), out / "model.joblib")
+    metrics = {"metric": job["metric"], **result}
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=float))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
