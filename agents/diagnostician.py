@@ -32,6 +32,16 @@ def candidate_line(stderr: str) -> int | None:
     return int(frames[-1][1]) if frames else None
 
 
+def line_of_quoted_name(code: str, message: str) -> int | None:
+    """When no frame points into the candidate (the error surfaced inside a library),
+    the first line of code that mentions a name quoted in the message."""
+    for name in re.findall(r"['\"]([^'\"\s]{2,})['\"]", message):
+        for number, line in enumerate(code.splitlines(), start=1):
+            if f"'{name}'" in line or f'"{name}"' in line:
+                return number
+    return None
+
+
 def excerpt(code: str, line: int | None, context: int = 2) -> str:
     if line is None:
         return ""
@@ -77,7 +87,7 @@ class Diagnostician:
     def diagnose_result(self, result: ExecResult, code: str) -> Diagnosis:
         exc_type, message = last_exception(result.stderr)
         row = match(result.status, exc_type, message)
-        line = candidate_line(result.stderr)
+        line = candidate_line(result.stderr) or line_of_quoted_name(code, message)
         if result.status in ("timeout", "cpu_timeout"):
             summary = f"the run exceeded its time limit after {result.wall_s:.1f}s"
         elif exc_type:

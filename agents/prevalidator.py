@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import sys
+from importlib.machinery import PathFinder
 
 from pipesmith.agents.schemas import Issue
 
@@ -23,10 +25,19 @@ def _top_level_imports(tree: ast.Module) -> list[tuple[str, int]]:
 
 
 def _resolvable(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
+    """Find the module on the import path without importing (executing) any package."""
+    if module in sys.modules:
+        return True
+    path = None
+    parts = module.split(".")
+    for depth in range(len(parts)):
+        spec = PathFinder.find_spec(".".join(parts[: depth + 1]), path)
+        if spec is None:
+            return depth == 0 and importlib.util.find_spec(parts[0]) is not None  # builtins
+        path = spec.submodule_search_locations
+        if path is None and depth < len(parts) - 1:
+            return False  # a plain module has no submodules
+    return True
 
 
 class Prevalidator:

@@ -61,17 +61,19 @@ class KnowledgeBase:
         self.embedding = embedding or HashingEmbedding()
         self._collection = None
 
+    def _client(self):
+        import chromadb
+        from chromadb.config import Settings
+
+        return chromadb.PersistentClient(
+            path=str(self.path / "chroma"),
+            settings=Settings(anonymized_telemetry=False, allow_reset=False),
+        )
+
     @property
     def collection(self):
         if self._collection is None:
-            import chromadb
-            from chromadb.config import Settings
-
-            client = chromadb.PersistentClient(
-                path=str(self.path / "chroma"),
-                settings=Settings(anonymized_telemetry=False, allow_reset=False),
-            )
-            self._collection = client.get_or_create_collection(
+            self._collection = self._client().get_or_create_collection(
                 RUNS, embedding_function=self.embedding, metadata={"hnsw:space": "cosine"})
         return self._collection
 
@@ -109,9 +111,13 @@ class KnowledgeBase:
         return [RunRecord.model_validate_json(line) for line in lines if line.strip()]
 
     def rebuild(self) -> int:
-        """Re-index every record of the log; returns how many."""
+        """Drop the index and re-index every record of the log; returns how many."""
         records = self.records()
         with self._lock():
+            client = self._client()
+            if RUNS in [c.name for c in client.list_collections()]:
+                client.delete_collection(RUNS)
+            self._collection = None
             for record in records:
                 self._index(record)
         return len(records)

@@ -40,7 +40,7 @@ def _finish(report, out_console: Console) -> None:
 
 
 def _bad_input(exc: InputError) -> None:
-    err.print(f"[red]error:[/] {exc}", highlight=False)
+    err.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 

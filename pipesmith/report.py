@@ -47,6 +47,7 @@ class Report(BaseModel):
     attempts: list[Attempt]
     ensemble: EnsembleOutcome
     plan: Plan
+    retrieved_runs: list[str]  # knowledge-base runs that informed the plan
     profile: DataProfile
     rows_dropped_missing_target: int
     timings: dict[str, float]
@@ -94,6 +95,7 @@ def build_report(state: RunState, topology: str) -> Report:
         attempts=attempts,
         ensemble=state["ensemble"],
         plan=state["plan"],
+        retrieved_runs=[run.run_id for run in state.get("past_runs") or []],
         profile=state["profile"],
         rows_dropped_missing_target=inputs.rows_dropped_missing_target,
         timings=state.get("timings") or {},

@@ -1,6 +1,5 @@
-"""Sandboxes that run untrusted candidate code: the protocol and its backends."""
+"""Sandboxes that run untrusted candidate code: the protocol (base) and its backends (local).
 
-from pipesmith.sandbox.base import ExecJob, ExecResult, ExecStatus, Sandbox
-from pipesmith.sandbox.local import LocalSandbox
-
-__all__ = ["ExecJob", "ExecResult", "ExecStatus", "LocalSandbox", "Sandbox"]
+Nothing is imported here: the harness module, which every sandboxed run starts,
+lives in this package and should not pay for the backends.
+"""

@@ -1,0 +1,258 @@
+"""Each agent on its own, with real inputs (real sandbox runs where they need one)."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipesmith.agents.coder import Coder
+from pipesmith.agents.diagnostician import Diagnostician, candidate_line, last_exception
+from pipesmith.agents.ensembler import Ensembler, combined_score
+from pipesmith.agents.executor import Executor
+from pipesmith.agents.planner import Planner, family_evidence
+from pipesmith.agents.prevalidator import Prevalidator
+from pipesmith.agents.profiler import column_kind, profile_table
+from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, PastRun
+from pipesmith.sandbox.base import ExecResult
+
+# --- profiler ---------------------------------------------------------------------------
+
+
+def test_column_kinds():
+    n = 200
+    frame = pd.DataFrame({
+        "customer_id": range(n),
+        "age": np.arange(n) % 50,
+        "plan": ["a", "b", "c", None] * (n // 4),
+        "when": ["2024-01-%02d" % (i % 28 + 1) for i in range(n)],
+        "token": [f"tok{i}" for i in range(n)],
+        "same": [1] * n,
+    })
+    kinds = {c: column_kind(frame[c]) for c in frame}
+    assert kinds == {"customer_id": "id", "age": "numeric", "plan": "categorical",
+                     "when": "datetime", "token": "id", "same": "constant"}
+
+
+def test_profile_target_statistics(iris):
+    _, profile = iris
+    assert (profile.n_rows, profile.n_columns, profile.n_classes) == (150, 4, 3)
+    assert profile.minority_share == pytest.approx(1 / 3, abs=1e-3)
+    assert "150 rows" in profile.summary("classification")
+
+
+# --- planner ----------------------------------------------------------------------------
+
+
+def test_planner_picks_distinct_families_for_the_task(iris):
+    inputs, profile = iris
+    plan = Planner().plan(inputs.model_copy(update={"max_candidates": 4}), profile, [])
+    families = [c.family for c in plan.candidates]
+    assert len(families) == 4 == len(set(families))
+    assert families[0] == "hist_gradient_boosting"
+
+
+def test_planner_puts_families_that_won_on_similar_data_first(iris):
+    inputs, profile = iris
+    past = [PastRun(run_id="r", summary="s", task_type="classification", distance=0.1,
+                    family_scores={"knn": 0.5, "logistic_regression": 0.2})]
+    plan = Planner().plan(inputs.model_copy(update={"max_candidates": 3}), profile, past)
+    assert [c.family for c in plan.candidates[:2]] == ["knn", "logistic_regression"]
+    assert "similar past" in plan.candidates[0].rationale
+
+
+def test_family_evidence_weights_by_distance():
+    runs = [PastRun(run_id="a", summary="", task_type="regression", distance=0.0,
+                    family_scores={"ridge": 1.0}),
+            PastRun(run_id="b", summary="", task_type="regression", distance=1.0,
+                    family_scores={"ridge": 0.0})]
+    assert family_evidence(runs)["ridge"] == pytest.approx(2 / 3)
+
+
+def test_clustering_plan_varies_the_cluster_count(tmp_path):
+    from tests.conftest import make_inputs
+
+    inputs, frame = make_inputs(tmp_path, "wine", task_type="clustering", metric="silhouette")
+    profile = profile_table(frame, inputs.target, "clustering")
+    plan = Planner().plan(inputs.model_copy(update={"max_candidates": 4}), profile, [])
+    assert {c.params.get("n_clusters", c.params.get("n_components")) for c in plan.candidates} \
+        == {2, 3}
+
+
+# --- coder ------------------------------------------------------------------------------
+
+
+def test_drafts_are_valid_modules_for_every_planned_family(iris):
+    inputs, profile = iris
+    coder = Coder()
+    plan = Planner().plan(inputs.model_copy(update={"max_candidates": 10}), profile, [])
+    for spec in plan.candidates:
+        code = coder.draft("a1", spec, profile, inputs).code
+        tree = ast.parse(code)
+        assert "build_pipeline" in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert Prevalidator().check(code) == []
+
+
+def test_repair_applies_actions_and_never_repeats_code(iris):
+    inputs, profile = iris
+    coder = Coder()
+    spec = Planner().plan(inputs, profile, []).candidates[0]  # hist_gradient_boosting
+    first = coder.draft("a1", spec, profile, inputs)
+    timeout = Diagnosis(taxonomy_class="resource", subclass="timeout", severity="recoverable",
+                        summary="slow", repair_actions=["shrink_model"])
+    fixed = coder.repair("a2", first, timeout, [first.code], profile, inputs)
+    assert fixed.parent == "a1" and fixed.phase == "repair"
+    assert fixed.spec.params["max_iter"] == 50
+    assert "max_iter=50" in fixed.code
+    assert coder.repair("a3", fixed, timeout, [first.code, fixed.code], profile, inputs) is None
+
+
+def test_repair_of_a_broken_draft_renders_the_template_again(iris):
+    inputs, profile = iris
+    coder = Coder()
+    spec = Planner().plan(inputs, profile, []).candidates[0]
+    good = coder.draft("a1", spec, profile, inputs)
+    broken = good.model_copy(update={"code": good.code.replace("def build_pipeline", "def bp")})
+    syntax = Diagnosis(taxonomy_class="contract", subclass="no_build_pipeline",
+                       severity="recoverable", summary="", repair_actions=["redraft"])
+    fixed = coder.repair("a2", broken, syntax, [broken.code], profile, inputs)
+    assert fixed.code == good.code
+
+
+# --- pre-validator ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("code", "key", "line"),
+    [
+        ("def build_pipeline(task)\n    pass\n", "syntax.invalid_syntax", 1),
+        ("import sklearn_nope\ndef build_pipeline(task):\n    pass\n", "import.missing_module", 1),
+        ("from sklearn.nope import X\ndef build_pipeline(task):\n    pass\n",
+         "import.missing_module", 1),
+        ("x = 1\n", "contract.no_build_pipeline", None),
+        ("def build_pipeline():\n    pass\n", "contract.no_build_pipeline", 1),
+    ],
+)
+def test_prevalidator_finds_issues(code, key, line):
+    issues = Prevalidator().check(code)
+    assert issues, code
+    assert f"{issues[0].taxonomy_class}.{issues[0].subclass}" == key
+    assert issues[0].line == line
+
+
+def test_prevalidator_accepts_stdlib_and_installed_imports():
+    code = "import os, math, json\nfrom sklearn.linear_model import Ridge\n" \
+           "def build_pipeline(task):\n    return Ridge()\n"
+    assert Prevalidator().check(code) == []
+
+
+# --- diagnostician (real failures from the real sandbox) ---------------------------------
+
+FAILURES = {
+    "data_flow.missing_column": "    return make_pipeline(ColumnTransformer("
+                                "[('s', 'passthrough', ['no_such_column'])]), "
+                                "LogisticRegression())\n",
+    "data_flow.dtype": "    import numpy as np\n    class Bad(LogisticRegression):\n"
+                       "        def fit(self, X, y):\n"
+                       "            return super().fit(np.full(X.shape, 'a'), y)\n"
+                       "    return Bad()\n",
+    "import.missing_module": "    import xgboost_not_installed\n",
+    "api.unexpected_keyword": "    return LogisticRegression(max_iterations=10)\n",
+    "data_flow.nan_input": "    import numpy as np\n    class Bad(LogisticRegression):\n"
+                           "        def fit(self, X, y):\n"
+                           "            return super().fit(X * np.nan, y)\n"
+                           "    return Bad()\n",
+    "contract.wrong_return_type": "    return 'a string'\n",
+}
+HEADER = ("from sklearn.compose import ColumnTransformer\n"
+          "from sklearn.linear_model import LogisticRegression\n"
+          "from sklearn.pipeline import make_pipeline\n\n"
+          "def build_pipeline(task):\n")
+
+
+@pytest.mark.parametrize("key", sorted(FAILURES))
+def test_diagnoses_real_failures(key, sandbox, tmp_path, iris):
+    inputs, _ = iris
+    code = HEADER + FAILURES[key]
+    candidate = Candidate(id="a1", name="broken", phase="draft", code=code)
+    result, _ = Executor(sandbox).run(candidate, inputs, tmp_path / "a1", timeout_s=60)
+    assert result.status == "error"
+    diagnosis = Diagnostician().diagnose_result(result, code)
+    assert f"{diagnosis.taxonomy_class}.{diagnosis.subclass}" == key, result.stderr[-800:]
+    assert diagnosis.evidence and diagnosis.repair_actions
+    if key != "contract.wrong_return_type":  # raised by the harness, not in candidate code
+        assert diagnosis.line is not None and ">" in diagnosis.excerpt
+
+
+def test_timeout_is_a_resource_failure():
+    diagnosis = Diagnostician().diagnose_result(
+        ExecResult(status="timeout", wall_s=5.0), "def build_pipeline(task): pass")
+    assert (diagnosis.taxonomy_class, diagnosis.subclass) == ("resource", "timeout")
+    assert "shrink_model" in diagnosis.repair_actions
+
+
+def test_traceback_parsing():
+    stderr = ('Traceback (most recent call last):\n'
+              '  File "/x/harness.py", line 9, in main\n'
+              '  File "/w/candidate.py", line 12, in build_pipeline\n'
+              '  File "/lib/sklearn/base.py", line 3, in fit\n'
+              'sklearn.exceptions.NotFittedError: This model is not fitted yet\n')
+    assert last_exception(stderr) == ("NotFittedError", "This model is not fitted yet")
+    assert candidate_line(stderr) == 12
+
+
+def test_prevalidation_issues_become_a_diagnosis():
+    code = "def build_pipeline(task)\n    pass\n"
+    diagnosis = Diagnostician().diagnose_issues(Prevalidator().check(code), code)
+    assert diagnosis.taxonomy_class == "syntax" and diagnosis.line == 1
+    assert "build_pipeline" in diagnosis.excerpt
+
+
+# --- ensembler --------------------------------------------------------------------------
+
+
+def _attempt(tmp_path, attempt_id: str, proba: np.ndarray, y: np.ndarray, score: float):
+    workdir = tmp_path / attempt_id
+    workdir.mkdir()
+    classes = np.array([0, 1])
+    np.savez(workdir / "predictions.npz", y_true=y, y_pred=classes[proba.argmax(1)],
+             proba=proba, classes=classes)
+    return Attempt(id=attempt_id, parent=None, candidate=attempt_id, phase="draft",
+                   status="ok", score=score, workdir=str(workdir))
+
+
+def test_ensembler_combines_complementary_models(tmp_path, iris):
+    inputs, _ = iris
+    y = np.array([0, 0, 1, 1])
+    # Each model is confidently wrong on a different row; their mean is right on all four.
+    a = _attempt(tmp_path, "a1", np.array([[.9, .1], [.4, .6], [.2, .8], [.3, .7]]), y, 0.75)
+    b = _attempt(tmp_path, "a2", np.array([[.6, .4], [.9, .1], [.45, .55], [.55, .45]]), y, 0.75)
+    proposal = Ensembler().propose([a, b], inputs)
+    assert proposal is not None and proposal.members == ["a1", "a2"]
+    assert proposal.estimated_score == 1.0
+    ensemble = Attempt(id="a3", parent=None, candidate="ensemble", phase="ensemble",
+                       status="ok", score=1.0)
+    outcome = Ensembler().decide(proposal, ensemble, [a, b, ensemble], "accuracy")
+    assert outcome.kept and outcome.score == 1.0
+
+
+def test_ensembler_declines_when_nothing_improves(tmp_path, iris):
+    inputs, _ = iris
+    y = np.array([0, 1])
+    a = _attempt(tmp_path, "a1", np.array([[.9, .1], [.1, .9]]), y, 1.0)
+    b = _attempt(tmp_path, "a2", np.array([[.4, .6], [.6, .4]]), y, 0.0)
+    assert Ensembler().propose([a, b], inputs) is None
+    assert combined_score("accuracy", [np.load(tmp_path / "a1" / "predictions.npz")]) == 1.0
+
+
+def test_ensemble_that_scores_worse_in_the_harness_is_not_kept(tmp_path, iris):
+    from pipesmith.agents.schemas import EnsembleProposal
+
+    single = Attempt(id="a1", parent=None, candidate="x", phase="draft", status="ok", score=0.9)
+    ens = Attempt(id="a2", parent=None, candidate="ensemble", phase="ensemble", status="ok",
+                  score=0.89)
+    proposal = EnsembleProposal(strategy="soft_vote", members=["a1", "a9"], estimated_score=0.95)
+    outcome = Ensembler().decide(proposal, ens, [single, ens], "accuracy")
+    assert not outcome.kept and outcome.score == 0.89

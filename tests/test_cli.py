@@ -1,0 +1,67 @@
+"""The command line as users run it: a real process, real exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def pipesmith(*args, cwd=None, timeout=300):
+    return subprocess.run([sys.executable, "-m", "pipesmith.cli", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=timeout)
+
+
+@pytest.mark.slow
+def test_run_succeeds_shows_progress_and_exits_0(tmp_path):
+    out = tmp_path / "run"
+    done = pipesmith("run", "--dataset", "iris", "--budget", "60", "--out", str(out),
+                     "--kb", str(tmp_path / "kb"))
+    assert done.returncode == 0, done.stderr
+    assert "succeeded: classification (inferred: task_type, metric)" in done.stdout
+    for node in ("profile", "plan", "draft", "prevalidate", "execute", "report"):
+        assert node in done.stderr
+    assert "s / 60s]" in done.stderr  # elapsed against the budget
+    assert json.loads((out / "report.json").read_text())["status"] == "succeeded"
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path):
+    out = tmp_path / "run"
+    done = pipesmith("run", "--data", str(tmp_path / "missing.csv"), "--target", "y",
+                     "--out", str(out), "--no-kb")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [f"error: data file not found: {tmp_path}/missing.csv"]
+    assert not out.exists()
+
+
+def test_unknown_dataset_lists_the_known_ones(tmp_path):
+    done = pipesmith("run", "--dataset", "titanic", "--no-kb", "--out", str(tmp_path / "r"))
+    assert done.returncode == 2
+    assert "known: breast_cancer, diabetes, digits, iris, wine" in done.stderr
+
+
+@pytest.mark.slow
+def test_no_pipeline_succeeds_exits_1(tmp_path):
+    # Every model family needs at least one usable feature; a table of only IDs has none.
+    path = tmp_path / "ids.csv"
+    path.write_text("row_id,y\n" + "".join(f"{i},{i % 2}\n" for i in range(60)))
+    done = pipesmith("run", "--data", str(path), "--target", "y", "--out",
+                     str(tmp_path / "r"), "--no-kb", "--budget", "60", "-q")
+    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert report["status"] == "failed" and not report["final_success"]
+
+
+def test_resume_of_a_non_run_directory_is_bad_input(tmp_path):
+    done = pipesmith("resume", str(tmp_path))
+    assert done.returncode == 2 and "not a pipesmith run directory" in done.stderr
+
+
+def test_help_answers_the_obvious_questions():
+    done = pipesmith("run", "--help")
+    assert done.returncode == 0
+    for option in ("--dataset", "--data", "--target", "--task", "--metric", "--budget",
+                   "--seed", "--out", "--llm"):
+        assert option in done.stdout

@@ -1,0 +1,85 @@
+"""Routing is a pure function of the state."""
+
+from __future__ import annotations
+
+from pipesmith.agents.schemas import (
+    Attempt, Candidate, CandidateSpec, Diagnosis, Plan, RunInputs,
+)
+from pipesmith.graph import routing
+
+SPEC = CandidateSpec(name="ridge", family="ridge")
+
+
+def state(*, attempts=(), candidates=(), current=None, next_index=1, n_planned=3,
+          elapsed=0.0, budget=60.0, rounds=3):
+    inputs = RunInputs(run_id="r", task_text="t", dataset="d", data_path="p", target="y",
+                       task_type="regression", metric="r2", out_dir="o", budget_s=budget,
+                       max_repair_rounds=rounds)
+    return {
+        "inputs": inputs,
+        "plan": Plan(candidates=[SPEC] * n_planned),
+        "next_index": next_index,
+        "current": current,
+        "candidates": {c.id: c for c in candidates},
+        "attempts": {a.id: a for a in attempts},
+        "timings": {"execute": elapsed},
+    }
+
+
+def cand(cid, parent=None, phase="draft", spec=SPEC):
+    return Candidate(id=cid, name="ridge", phase=phase, code="", parent=parent, spec=spec)
+
+
+def attempt(aid, status="ok", score=0.5, severity=None, phase="draft"):
+    diagnosis = None if severity is None else Diagnosis(
+        taxonomy_class="x", subclass="y", severity=severity, summary="")
+    return Attempt(id=aid, parent=None, candidate="ridge", phase=phase, status=status,
+                   score=score if status == "ok" else None, diagnosis=diagnosis)
+
+
+def test_prevalidate_routes_rejections_to_diagnosis():
+    c = cand("a1")
+    assert routing.after_prevalidate(state(current=c, candidates=[c])) == "execute"
+    rejected = state(current=c, candidates=[c], attempts=[attempt("a1", "rejected")])
+    assert routing.after_prevalidate(rejected) == "diagnose"
+
+
+def test_success_drafts_the_next_candidate_until_the_plan_or_budget_ends():
+    c = cand("a1")
+    ok = [attempt("a1")]
+    assert routing.after_execute(state(current=c, candidates=[c], attempts=ok)) == "draft"
+    done = state(current=c, candidates=[c], attempts=ok, next_index=3)
+    assert routing.after_execute(done) == "ensemble"
+    late = state(current=c, candidates=[c], attempts=ok, elapsed=55.0)
+    assert routing.after_execute(late) == "ensemble"
+
+
+def test_failures_go_to_diagnosis_and_ensembles_to_the_report():
+    c = cand("a1")
+    assert routing.after_execute(
+        state(current=c, candidates=[c], attempts=[attempt("a1", "error")])) == "diagnose"
+    e = cand("a2", phase="ensemble", spec=None)
+    assert routing.after_execute(
+        state(current=e, candidates=[e], attempts=[attempt("a2", phase="ensemble")])) == "report"
+    assert routing.after_diagnose(state(current=e, candidates=[e], attempts=[
+        attempt("a2", "error", severity="recoverable", phase="ensemble")])) == "report"
+
+
+def test_repair_stops_at_the_round_limit_and_on_critical_failures():
+    a1, a2, a3 = cand("a1"), cand("a2", parent="a1"), cand("a3", parent="a2")
+    failed = lambda aid, sev="recoverable": attempt(aid, "error", severity=sev)  # noqa: E731
+    assert routing.after_diagnose(
+        state(current=a1, candidates=[a1], attempts=[failed("a1")])) == "repair"
+    two_deep = state(current=a3, candidates=[a1, a2, a3], attempts=[failed("a3")], rounds=2)
+    assert routing.after_diagnose(two_deep) == "draft"
+    assert routing.after_diagnose(state(current=a1, candidates=[a1],
+                                        attempts=[failed("a1", "critical")])) == "draft"
+    out_of_time = state(current=a1, candidates=[a1], attempts=[failed("a1")], elapsed=59.0)
+    assert routing.after_diagnose(out_of_time) == "ensemble"
+
+
+def test_nothing_left_to_repair_moves_on():
+    assert routing.after_repair(state(current=None)) == "draft"
+    assert routing.after_repair(state(current=cand("a2", parent="a1"))) == "prevalidate"
+    assert routing.after_ensemble(state(current=None)) == "report"
+    assert routing.after_ensemble(state(current=cand("a5", phase="ensemble"))) == "prevalidate"

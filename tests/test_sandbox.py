@@ -1,0 +1,103 @@
+"""The local sandbox, on real processes: statuses, limits, isolation, no leftovers."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from pipesmith.sandbox.base import OUTPUT_CAP_BYTES, TRUNCATION_MARKER, ExecJob, Sandbox
+from tests.conftest import write
+
+
+def alive(pid: int) -> bool:
+    """Running, not merely a zombie waiting for whoever inherited it to reap it."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def job(tmp_path, python, code: str, **kwargs) -> ExecJob:
+    write(tmp_path / "main.py", code)
+    return ExecJob(command=[python, "main.py"], workdir=tmp_path, **kwargs)
+
+
+def test_backend_satisfies_the_protocol(sandbox):
+    assert isinstance(sandbox, Sandbox)
+
+
+def test_ok_run_reports_output_files_and_resources(sandbox, tmp_path, python):
+    result = sandbox.run(job(tmp_path, python, "open('out.txt','w').write('hi'); print('done')"))
+    assert result.status == "ok" and result.exit_code == 0
+    assert result.stdout.strip() == "done"
+    assert "out.txt" in result.files
+    assert result.wall_s > 0 and result.peak_mem_mb > 1
+
+
+def test_error_keeps_the_traceback(sandbox, tmp_path, python):
+    result = sandbox.run(job(tmp_path, python, "raise ValueError('boom')"))
+    assert result.status == "error" and result.exit_code == 1
+    assert "ValueError: boom" in result.stderr
+
+
+def test_timeout_kills_the_whole_process_group(sandbox, tmp_path, python):
+    code = (
+        "import subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        "open('child.pid', 'w').write(str(child.pid))\n"
+        "time.sleep(60)\n"
+    )
+    started = time.monotonic()
+    result = sandbox.run(job(tmp_path, python, code, timeout_s=2))
+    assert result.status == "timeout"
+    assert time.monotonic() - started < 10
+    child = int((tmp_path / "child.pid").read_text())
+    time.sleep(0.2)
+    assert not alive(child)
+
+
+def test_cpu_limit(sandbox, tmp_path, python):
+    result = sandbox.run(job(tmp_path, python, "while True: pass", timeout_s=30, cpu_time_s=1))
+    assert result.status == "cpu_timeout"
+
+
+def test_output_is_capped_and_invalid_utf8_replaced(sandbox, tmp_path, python):
+    code = ("import sys\nsys.stdout.buffer.write(b'\\xff' + b'x' * (3 << 20))\n")
+    result = sandbox.run(job(tmp_path, python, code))
+    assert TRUNCATION_MARKER in result.stdout
+    assert len(result.stdout.encode()) < OUTPUT_CAP_BYTES + 1000
+    assert result.stdout.startswith("\ufffd")
+
+
+def test_environment_is_scrubbed(sandbox, tmp_path, python, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    result = sandbox.run(job(tmp_path, python, "import os; print(sorted(os.environ))"))
+    assert "OPENAI_API_KEY" not in result.stdout
+    assert "HOME" in result.stdout
+
+
+@pytest.mark.skipif(not __import__("shutil").which("unshare"), reason="needs unshare")
+def test_no_network(sandbox, tmp_path, python):
+    # A UDP connect() sends nothing; it only asks the kernel for a route.
+    code = (
+        "import socket\n"
+        "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+        "try:\n"
+        "    s.connect(('192.0.2.1', 9)); print('ROUTE')\n"
+        "except OSError as e:\n"
+        "    print('NOROUTE', e.errno)\n"
+        "print(sorted(n for _, n in socket.if_nameindex()))\n"
+    )
+    if not sandbox.isolate_network:
+        pytest.skip("network namespaces unavailable here")
+    result = sandbox.run(job(tmp_path, python, code))
+    assert "NOROUTE" in result.stdout
+    assert "['lo']" in result.stdout
+
+
+def test_missing_command_is_infra_or_error(sandbox, tmp_path):
+    result = sandbox.run(ExecJob(command=["/no/such/binary"], workdir=tmp_path))
+    assert result.status in ("infra", "error")
+    assert result.status != "ok"
