@@ -14,7 +14,11 @@ from string import Template
 
 from pipesmith.agents.families import Family, get_family
 from pipesmith.agents.schemas import (
-    Candidate, CandidateSpec, DataProfile, Diagnosis, RunInputs,
+    Candidate,
+    CandidateSpec,
+    DataProfile,
+    Diagnosis,
+    RunInputs,
 )
 
 BASE_IMPORTS = (

@@ -13,7 +13,8 @@ from pipesmith.agents.schemas import Diagnosis, Issue
 from pipesmith.agents.taxonomy import TAXONOMY, UNCLASSIFIED, TaxonomyEntry, entry
 from pipesmith.sandbox.base import ExecResult
 
-_EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)):?\s?(.*)$")
+_EXCEPTION_LINE = re.compile(
+    r"^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)):?\s?(.*)$")
 _CANDIDATE_FRAME = re.compile(r'File "([^"]*candidate\.py)", line (\d+)')
 
 

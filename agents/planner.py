@@ -35,7 +35,7 @@ class Planner:
         if evidence:
             # Stable sort: families with evidence first, best first; the rest keep their order.
             families.sort(key=lambda f: -evidence.get(f.name, float("-inf")))
-            notes.append("order from %d similar past runs" % len(past_runs))
+            notes.append(f"order from {len(past_runs)} similar past runs")
         if inputs.task_type == "clustering":
             specs = self._clustering_specs(families, inputs.max_candidates)
         else:

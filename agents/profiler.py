@@ -55,7 +55,8 @@ def profile_table(frame: pd.DataFrame, target: str | None, task_type: str) -> Da
         shares = frame[target].value_counts(normalize=True)
         stats = {"n_classes": int(len(shares)), "minority_share": round(float(shares.min()), 4)}
     elif target is not None and task_type == "regression":
-        stats = {"target_mean": float(frame[target].mean()), "target_std": float(frame[target].std())}
+        y = frame[target]
+        stats = {"target_mean": float(y.mean()), "target_std": float(y.std())}
     return DataProfile(
         n_rows=int(frame.shape[0]),
         n_columns=len(features),

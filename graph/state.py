@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Annotated, TypedDict
 
 from pipesmith.agents.schemas import (
-    Attempt, Candidate, DataProfile, EnsembleOutcome, EnsembleProposal, PastRun, Plan, RunInputs,
+    Attempt,
+    Candidate,
+    DataProfile,
+    EnsembleOutcome,
+    EnsembleProposal,
+    PastRun,
+    Plan,
+    RunInputs,
 )
 
 

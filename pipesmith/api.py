@@ -14,7 +14,13 @@ from typing import Any
 import structlog
 
 from pipesmith.datasets import (
-    Table, check_metric, check_table, infer_metric, infer_task_type, load_bundled, load_file,
+    Table,
+    check_metric,
+    check_table,
+    infer_metric,
+    infer_task_type,
+    load_bundled,
+    load_file,
     prepare,
 )
 from pipesmith.errors import InputError
@@ -110,7 +116,9 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
     out.mkdir(parents=True, exist_ok=True)
     frame.to_parquet(out / "data.parquet", index=False)
     (out / "run.json").write_text(json.dumps({
-        "inputs": inputs.model_dump(), "settings": json.loads(settings.model_dump_json())}, indent=2))
+        "inputs": inputs.model_dump(),
+        "settings": json.loads(settings.model_dump_json()),
+    }, indent=2))
     log.info("run.start", run_id=run_id, out=str(out))
     return _drive(out, {"inputs": inputs}, settings, deps, on_event)
 

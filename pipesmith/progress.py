@@ -43,7 +43,9 @@ def describe(node: str, update: dict[str, Any]) -> str:
         return f"{a.id} {d.taxonomy_class}.{d.subclass} ({d.severity}): {d.summary[:90]}"
     if node == "report":
         e = update.get("ensemble")
-        kept = f"; ensemble {'kept' if e.kept else 'not kept'}" if e and e.strategy != "none" else ""
+        kept = ""
+        if e and e.strategy != "none":
+            kept = f"; ensemble {'kept' if e.kept else 'not kept'}"
         return f"written to {update.get('report_path')}{kept}"
     if node == "remember":
         return "run recorded in the knowledge base"

@@ -11,7 +11,11 @@ from pydantic import BaseModel, ConfigDict
 from pipesmith.agents.coder import load_template, render
 from pipesmith.agents.ensembler import best_attempt
 from pipesmith.agents.schemas import (
-    Attempt, DataProfile, EnsembleOutcome, Plan, RunInputs,
+    Attempt,
+    DataProfile,
+    EnsembleOutcome,
+    Plan,
+    RunInputs,
 )
 from pipesmith.graph.state import RunState, elapsed_s, repair_depth
 from pipesmith.knowledge_base.store import RunRecord

@@ -140,7 +140,7 @@ def main(argv: list[str]) -> int:
         runner = run_clustering if job["task_type"] == "clustering" else run_supervised
         result = runner(job, frame, module, out)
     except ContractError as exc:
-        print(f"pipesmith.harness.ContractError: {exc}", file=sys.stderr)
+        print(f"pipesmith.harness.ContractError: {exc}", file=sys.stderr)  # noqa: T201
         return CONTRACT_EXIT
     except Exception:
         traceback.print_exc()

@@ -13,7 +13,6 @@ import shutil
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import structlog
 

@@ -27,7 +27,7 @@ def test_column_kinds():
         "customer_id": range(n),
         "age": np.arange(n) % 50,
         "plan": ["a", "b", "c", None] * (n // 4),
-        "when": ["2024-01-%02d" % (i % 28 + 1) for i in range(n)],
+        "when": [f"2024-01-{i % 28 + 1:02d}" for i in range(n)],
         "token": [f"tok{i}" for i in range(n)],
         "same": [1] * n,
     })

@@ -32,7 +32,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     done = pipesmith("run", "--data", str(tmp_path / "missing.csv"), "--target", "y",
                      "--out", str(out), "--no-kb")
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [f"error: data file not found: {tmp_path}/missing.csv"]
+    expected = f"error: data file not found: {tmp_path}/missing.csv"
+    assert done.stderr.strip().splitlines() == [expected]
     assert not out.exists()
 
 

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from pipesmith.agents.schemas import (
-    Attempt, Candidate, CandidateSpec, Diagnosis, Plan, RunInputs,
+    Attempt,
+    Candidate,
+    CandidateSpec,
+    Diagnosis,
+    Plan,
+    RunInputs,
 )
 from pipesmith.graph import routing
 

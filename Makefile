@@ -1,0 +1,29 @@
+# The two front-door commands: `make run` and `make test`. Both set up .venv first.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: setup run test lint bench clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $@
+
+run: setup  ## the main job: a full offline run on a bundled real dataset
+	$(BIN)/pipesmith run --dataset breast_cancer --budget 60
+
+test: setup  ## the whole test suite
+	$(BIN)/python -m pytest -q
+
+lint: setup
+	$(BIN)/ruff check .
+
+bench: setup  ## orchestration overhead of a run (prints figures)
+	$(BIN)/python benchmarks/overhead.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info runs
