@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -92,13 +93,17 @@ class KnowledgeBase:
                 handle.write(record.model_dump_json() + "\n")
                 handle.flush()
                 os.fsync(handle.fileno())
-            self._index(record)
+            try:
+                self._index(record)
+            except Exception as exc:  # chromadb raises several internal types
+                # The log has the record; `pipesmith kb rebuild` restores the index.
+                log.warning("kb.index_write_failed", run_id=record.run_id, error=str(exc))
         log.info("kb.run_recorded", run_id=record.run_id, outcome=record.outcome)
 
     def _index(self, record: RunRecord) -> None:
         self.collection.upsert(
             ids=[record.run_id],
-            documents=[f"{record.task_text}; {record.summary}"],
+            documents=[_document(record)],
             metadatas=[{"task_type": record.task_type, "outcome": record.outcome,
                         "metric": record.metric,
                         "family_scores": json.dumps(record.family_scores)}],
@@ -123,9 +128,32 @@ class KnowledgeBase:
         return len(records)
 
     def similar_runs(self, text: str, task_type: str, k: int = 5) -> list[PastRun]:
-        """Past successful runs of the same task type, nearest first."""
+        """Past successful runs of the same task type, nearest first.
+
+        Embedded Chroma keeps an in-memory copy of its index per process; when another
+        process has written since, a query can fail. The log is the source of truth, so
+        then the answer comes from an exact scan of the log instead.
+        """
         if not self.log_path.exists():
             return []  # nothing recorded yet: don't pay for opening the index
+        try:
+            return self._query_index(text, task_type, k)
+        except Exception as exc:  # chromadb raises several internal types
+            log.warning("kb.index_query_failed", error=str(exc), fallback="log scan")
+            return self._scan_log(text, task_type, k)
+
+    def _scan_log(self, text: str, task_type: str, k: int) -> list[PastRun]:
+        records = [r for r in self.records()
+                   if r.task_type == task_type and r.outcome == "succeeded"]
+        if not records:
+            return []
+        query, *docs = self.embedding([text] + [_document(r) for r in records])
+        distances = [1.0 - float(np.dot(query, doc)) for doc in docs]
+        ranked = sorted(zip(distances, records, strict=True), key=lambda pair: pair[0])[:k]
+        return [PastRun(run_id=r.run_id, summary=_document(r), task_type=task_type,
+                        family_scores=r.family_scores, distance=d) for d, r in ranked]
+
+    def _query_index(self, text: str, task_type: str, k: int) -> list[PastRun]:
         collection = self.collection
         if collection.count() == 0:
             return []
@@ -140,3 +168,8 @@ class KnowledgeBase:
                                                found["metadatas"][0], found["distances"][0],
                                                strict=True)
         ]
+
+
+def _document(record: RunRecord) -> str:
+    """The text that is embedded for a run."""
+    return f"{record.task_text}; {record.summary}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -57,3 +58,20 @@ def test_log_is_the_source_of_truth_and_the_index_rebuilds(tmp_path):
 
 def test_empty_knowledge_base_returns_nothing(tmp_path):
     assert KnowledgeBase(tmp_path).similar_runs("x", "regression") == []
+
+
+def test_a_write_from_another_process_never_breaks_retrieval(tmp_path):
+    """Embedded Chroma's in-process index goes stale when another process writes;
+    retrieval then answers from the log."""
+    kb = KnowledgeBase(tmp_path)
+    kb.add_run(record("r1", "regression", "regression task; 400 rows"))
+    assert [r.run_id for r in kb.similar_runs("regression task", "regression")] == ["r1"]
+    code = ("import sys; from tests.test_knowledge_base import record; "
+            "from pipesmith.knowledge_base.store import KnowledgeBase as K; "
+            "K(sys.argv[1]).add_run(record('r2', 'regression', 'regression task; 800 rows'))")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                          text=True, timeout=120, cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0, done.stderr
+    found = kb.similar_runs("regression task; 800 rows", "regression")
+    assert sorted(r.run_id for r in found) == ["r1", "r2"]
+    assert found[0].run_id == "r2"
