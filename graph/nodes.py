@@ -44,6 +44,7 @@ def retrieve(state: RunState, runtime: Runtime[Deps]) -> dict:
     kb, inputs = runtime.context.kb, state["inputs"]
     if kb is None:
         return {"past_runs": []}
+    kb.open_in_background()  # needed again by `remember`; overlap its start-up with the runs
     query = f"{inputs.task_text}; {state['profile'].summary(inputs.task_type)}"
     return {"past_runs": kb.similar_runs(query, inputs.task_type)}
 

@@ -1,6 +1,5 @@
-"""The knowledge base: an append-only record log and a Chroma index over it."""
+"""The knowledge base: an append-only record log and a Chroma index over it.
 
-from pipesmith.knowledge_base.embeddings import HashingEmbedding
-from pipesmith.knowledge_base.store import KnowledgeBase, RunRecord
-
-__all__ = ["HashingEmbedding", "KnowledgeBase", "RunRecord"]
+Nothing is imported here: Chroma is slow to import, so `store` loads it only when
+the index is first used.
+"""

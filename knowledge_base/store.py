@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import threading
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,13 +55,20 @@ def default_kb_dir() -> Path:
 
 class KnowledgeBase:
     def __init__(self, path: Path, embedding=None) -> None:
-        from pipesmith.knowledge_base.embeddings import HashingEmbedding
-
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
         self.log_path = self.path / "records.jsonl"
-        self.embedding = embedding or HashingEmbedding()
+        self._embedding = embedding
         self._collection = None
+        self._opening = threading.Lock()
+
+    @property
+    def embedding(self):
+        if self._embedding is None:  # built on first use: it imports Chroma's types
+            from pipesmith.knowledge_base.embeddings import HashingEmbedding
+
+            self._embedding = HashingEmbedding()
+        return self._embedding
 
     def _client(self):
         import chromadb
@@ -73,10 +81,17 @@ class KnowledgeBase:
 
     @property
     def collection(self):
+        with self._opening:
+            if self._collection is None:
+                self._collection = self._client().get_or_create_collection(
+                    RUNS, embedding_function=self.embedding, metadata={"hnsw:space": "cosine"})
+            return self._collection
+
+    def open_in_background(self) -> None:
+        """Open the index on a thread, so Chroma's slow import and start-up overlap the
+        sandbox runs (the main thread only waits on them) instead of adding to the run."""
         if self._collection is None:
-            self._collection = self._client().get_or_create_collection(
-                RUNS, embedding_function=self.embedding, metadata={"hnsw:space": "cosine"})
-        return self._collection
+            threading.Thread(target=lambda: self.collection, daemon=True).start()
 
     @contextmanager
     def _lock(self):
