@@ -32,6 +32,14 @@ Event = Callable[[dict[str, Any]], None]
 LLM_MODES = ("offline",)
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """The run was interrupted; its last checkpoint is in run_dir, ready for resume()."""
+
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__(f"run interrupted; resume it from {run_dir}")
+        self.run_dir = run_dir
+
+
 def default_deps(settings: Settings, sandbox=None, kb=None):
     """The offline agents, the local sandbox and the embedded knowledge base."""
     from pipesmith.agents.coder import Coder
@@ -148,10 +156,13 @@ def _drive(out: Path, graph_input, settings: Settings, deps, on_event: Event | N
             if (out / "report.json").exists():
                 return load_report(out / "report.json")
             raise InputError(f"{out} has no checkpoint to resume from")
-        for part in graph.stream(graph_input, config, context=deps, stream_mode="tasks",
-                                 durability="sync"):
-            if on_event is not None:
-                on_event(part)
+        try:
+            for part in graph.stream(graph_input, config, context=deps, stream_mode="tasks",
+                                     durability="sync"):
+                if on_event is not None:
+                    on_event(part)
+        except KeyboardInterrupt as exc:
+            raise RunInterrupted(out) from exc
         state = graph.get_state(config)
     if state.next or not (out / "report.json").exists():
         raise RuntimeError(f"the run stopped before writing its report; resume it: {out}")

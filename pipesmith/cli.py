@@ -44,6 +44,25 @@ def _bad_input(exc: InputError) -> None:
     raise typer.Exit(2)
 
 
+def _with_progress(budget_s: float, quiet: bool, call) -> None:
+    """Run `call(on_event)` with live progress; map its outcome to the exit code."""
+    from pipesmith.api import RunInterrupted
+    from pipesmith.progress import Progress
+
+    progress = None if quiet else Progress(budget_s, err)
+    try:
+        report = call(progress)
+    except InputError as exc:
+        _bad_input(exc)
+    except RunInterrupted as exc:
+        err.print(f"interrupted; continue with: pipesmith resume {exc.run_dir}", soft_wrap=True)
+        raise typer.Exit(130) from None
+    finally:
+        if progress:
+            progress.close()
+    _finish(report, Console())
+
+
 @app.command()
 def run(
     dataset: Annotated[str | None, typer.Option(help="Bundled dataset: iris, wine, breast_cancer, digits, diabetes.")] = None,
@@ -61,22 +80,13 @@ def run(
 ) -> None:
     """Plan, write, check, run, repair and ensemble pipelines; write the report to --out."""
     from pipesmith.api import run as run_pipeline
-    from pipesmith.progress import Progress
     from pipesmith.settings import Settings
 
     overrides = {"use_kb": not no_kb} | ({"kb_dir": kb} if kb else {})
     settings = Settings(**overrides)
-    progress = None if quiet else Progress(budget or settings.budget_s, err)
-    try:
-        report = run_pipeline(dataset=dataset, data=data, target=target, task=task,
-                              metric=metric, budget_s=budget, seed=seed, out=out, llm=llm,
-                              settings=settings, on_event=progress)
-    except InputError as exc:
-        _bad_input(exc)
-    finally:
-        if progress:
-            progress.close()
-    _finish(report, Console())
+    _with_progress(budget or settings.budget_s, quiet, lambda progress: run_pipeline(
+        dataset=dataset, data=data, target=target, task=task, metric=metric, budget_s=budget,
+        seed=seed, out=out, llm=llm, settings=settings, on_event=progress))
 
 
 @app.command()
@@ -88,20 +98,11 @@ def resume(
     import json
 
     from pipesmith.api import resume as resume_run
-    from pipesmith.progress import Progress
 
     budget = 0.0
     if (run_dir / "run.json").exists():
         budget = json.loads((run_dir / "run.json").read_text())["inputs"]["budget_s"]
-    progress = None if quiet else Progress(budget, err)
-    try:
-        report = resume_run(run_dir, on_event=progress)
-    except InputError as exc:
-        _bad_input(exc)
-    finally:
-        if progress:
-            progress.close()
-    _finish(report, Console())
+    _with_progress(budget, quiet, lambda progress: resume_run(run_dir, on_event=progress))
 
 
 @kb_app.command("rebuild")

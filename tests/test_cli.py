@@ -66,3 +66,27 @@ def test_help_answers_the_obvious_questions():
     for option in ("--dataset", "--data", "--target", "--task", "--metric", "--budget",
                    "--seed", "--out", "--llm"):
         assert option in done.stdout
+
+
+@pytest.mark.slow
+def test_ctrl_c_then_resume(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipesmith.cli", "run", "--dataset", "wine", "--out", str(out),
+         "--kb", str(tmp_path / "kb"), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    deadline = time.monotonic() + 120
+    while not list(out.glob("attempts/a1_*/metrics.json")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert f"continue with: pipesmith resume {out}" in stderr
+    assert not (out / "report.json").exists()
+    done = pipesmith("resume", str(out), "-q")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert report["status"] == "succeeded" and report["attempts"][0]["status"] == "ok"

@@ -11,7 +11,7 @@ import pytest
 
 from pipesmith import build_graph, resume, run
 from pipesmith.agents.coder import Coder
-from pipesmith.api import default_deps
+from pipesmith.api import RunInterrupted, default_deps
 from pipesmith.sandbox.local import LocalSandbox
 
 pytestmark = pytest.mark.slow
@@ -109,8 +109,9 @@ def test_resume_continues_an_interrupted_run(settings, tmp_path):
     out = tmp_path / "run"
     first = Interrupting(stop_at=2)
     deps = default_deps(settings, sandbox=first)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(RunInterrupted) as interrupted:
         run(dataset="iris", out=out, settings=settings, deps=deps)
+    assert interrupted.value.run_dir == out
     assert not (out / "report.json").exists()
     second = Interrupting()
     report = resume(out, deps=default_deps(settings, sandbox=second))
