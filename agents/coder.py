@@ -1,8 +1,9 @@
 """The offline coder: render candidate modules from code templates, and repair them.
 
-Drafts are rendered from the family table and the data profile. A repair
-turns the diagnosis' repair actions into changes of the candidate's spec and
-renders again; it never returns code a lineage has already tried.
+Drafts are rendered from the family table and the data profile. A repair patches
+the failing code itself (agents/repairs.py) with the diagnosis' repair actions,
+or redrafts from the candidate's spec; it never returns code a lineage has
+already tried.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ import re
 from importlib import resources
 from string import Template
 
+from pipesmith.agents import repairs
 from pipesmith.agents.families import Family, get_family
+from pipesmith.agents.repairs import RepairContext
 from pipesmith.agents.schemas import (
     Candidate,
     CandidateSpec,
     DataProfile,
-    Diagnosis,
+    RepairRequest,
     RunInputs,
 )
 
@@ -28,6 +31,7 @@ BASE_IMPORTS = (
     "from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler",
 )
 VOTERS = {"classification": "VotingClassifier", "regression": "VotingRegressor"}
+REDRAFT_AFTER = 2  # failed repairs in a lineage before a fresh redraft is tried first
 
 
 def load_template(name: str) -> Template:
@@ -56,6 +60,11 @@ def model_expression(family: Family, params: dict) -> str:
     return f"{family.cls}({', '.join(args)})"
 
 
+def rank_actions(actions: list[str], past_fixes: list[str]) -> list[str]:
+    """Actions that fixed this signature before first (in their order), then the rest."""
+    return [a for a in past_fixes if a in actions] + [a for a in actions if a not in past_fixes]
+
+
 def apply_actions(spec: CandidateSpec, family: Family, actions: list[str]) -> CandidateSpec:
     """The spec change each repair action asks for; actions the template covers are no-ops."""
     changes: dict = {}
@@ -79,20 +88,37 @@ class Coder:
         code = self._render_module(inputs, profile, [spec], title=spec.name)
         return Candidate(id=candidate_id, name=spec.name, phase="draft", code=code, spec=spec)
 
-    def repair(self, candidate_id: str, failed: Candidate, diagnosis: Diagnosis,
-               tried_codes: list[str], profile: DataProfile, inputs: RunInputs) -> Candidate | None:
-        """A new candidate that applies the diagnosis' repair actions, or None if none is new."""
-        if failed.spec is None:
-            return None
-        family = get_family(inputs.task_type, failed.spec.family)
-        # Try the actions together, then one at a time, best first; skip code already tried.
-        options = [diagnosis.repair_actions] + [[a] for a in diagnosis.repair_actions]
-        for actions in options:
-            spec = apply_actions(failed.spec, family, actions)
-            code = self._render_module(inputs, profile, [spec], title=spec.name)
-            if code not in tried_codes:
-                return Candidate(id=candidate_id, name=spec.name, phase="repair", code=code,
-                                 parent=failed.id, spec=spec)
+    def repair(self, candidate_id: str, request: RepairRequest, profile: DataProfile,
+               inputs: RunInputs) -> Candidate | None:
+        """Patch the failing code with the diagnosis' repair actions, best first, or redraft.
+
+        Actions that fixed this error signature before (from the knowledge base) go first;
+        an action already tried on this signature in the lineage, or code the lineage has
+        already run, is skipped. After REDRAFT_AFTER failed repairs a fresh redraft goes
+        first: debugging effectiveness decays after two or three rounds.
+        """
+        failed, diagnosis = request.candidate, request.diagnosis
+        actions = rank_actions(diagnosis.repair_actions, request.past_fixes)
+        if len(request.history) >= REDRAFT_AFTER:
+            actions = ["redraft"] + [a for a in actions if a != "redraft"]
+        context = RepairContext(columns=request.columns, leaky_columns=request.leaky_columns,
+                                task_type=inputs.task_type)
+        for action in actions:
+            if f"{action}@{diagnosis.signature}" in request.tried:
+                continue
+            spec = failed.spec
+            if action == "redraft":
+                if spec is None:
+                    continue
+                family = get_family(inputs.task_type, spec.family)
+                spec = apply_actions(spec, family, diagnosis.repair_actions)
+                code = self._render_module(inputs, profile, [spec], title=spec.name)
+            else:
+                code = repairs.apply(action, failed.code, diagnosis, context)
+            if code is None or code in request.lineage_codes:
+                continue
+            return Candidate(id=candidate_id, name=failed.name, phase="repair", code=code,
+                             parent=failed.id, spec=spec, repair_action=action)
         return None
 
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import re
 
-from pipesmith.agents.schemas import Diagnosis, Issue
+from pipesmith.agents.schemas import DataProfile, Diagnosis, Issue
 from pipesmith.agents.taxonomy import TAXONOMY, UNCLASSIFIED, TaxonomyEntry, entry
+from pipesmith.metrics import is_better
 from pipesmith.sandbox.base import ExecResult
+
+NEAR_PERFECT = 0.99  # on metrics bounded by 1, with a leak suspect, this is suspicious
+BOUNDED_BY_ONE = ("accuracy", "balanced_accuracy", "f1_macro", "roc_auc", "r2")
 
 _EXCEPTION_LINE = re.compile(
     r"^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)):?\s?(.*)$")
@@ -41,6 +45,15 @@ def line_of_quoted_name(code: str, message: str) -> int | None:
             if f"'{name}'" in line or f'"{name}"' in line:
                 return number
     return None
+
+
+def signature(row: TaxonomyEntry, exc_type: str, message: str) -> str:
+    """The error with its specifics (names, numbers, addresses) blanked out: two failures
+    with the same signature want the same fix."""
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'_'", message)
+    text = re.sub(r"0x[0-9a-fA-F]+", "_", text)
+    text = re.sub(r"\d+(\.\d+)?", "N", text)
+    return f"{row.key}|{exc_type}|{text[:160]}"
 
 
 def excerpt(code: str, line: int | None, context: int = 2) -> str:
@@ -75,6 +88,7 @@ class Diagnostician:
         first = issues[0]
         row = entry(first.taxonomy_class, first.subclass)
         return Diagnosis(
+            signature=signature(row, "", first.message),
             taxonomy_class=first.taxonomy_class,
             subclass=first.subclass,
             severity=row.severity,
@@ -97,6 +111,7 @@ class Diagnostician:
             summary = f"the run ended with status {result.status} (exit {result.exit_code})"
         evidence = [ln for ln in result.stderr.strip().splitlines()[-6:] if ln.strip()]
         return Diagnosis(
+            signature=signature(row, exc_type, message),
             taxonomy_class=row.cls,
             subclass=row.subclass,
             severity=row.severity,
@@ -106,3 +121,27 @@ class Diagnostician:
             evidence=evidence,
             repair_actions=list(row.repair_actions),
         )
+
+    def judge_quality(self, metrics: dict, profile: DataProfile, metric: str) -> Diagnosis | None:
+        """A run that worked can still be untrustworthy: no better than the dummy baseline
+        (non-convergence when the optimiser warned), or suspiciously perfect with a feature
+        that nearly equals the target."""
+        score, baseline = metrics.get("score"), metrics.get("baseline_score")
+        if not is_better(metric, score, baseline):
+            warned = [w for w in metrics.get("warnings", []) if "ConvergenceWarning" in w]
+            row = entry("numerical", "non_convergence") if warned else \
+                entry("quality", "below_baseline")
+            summary = f"{metric} {score:.4f} is no better than the dummy baseline {baseline:.4f}"
+            return self._judged(row, summary, warned or [summary])
+        if profile.leak_suspects and metric in BOUNDED_BY_ONE and score >= NEAR_PERFECT:
+            summary = (f"{metric} {score:.4f} with features that nearly equal the target: "
+                       + ", ".join(profile.leak_suspects))
+            return self._judged(entry("quality", "suspected_leakage"), summary, [summary])
+        return None
+
+    @staticmethod
+    def _judged(row: TaxonomyEntry, summary: str, evidence: list[str]) -> Diagnosis:
+        return Diagnosis(taxonomy_class=row.cls, subclass=row.subclass, severity=row.severity,
+                         summary=summary, evidence=evidence,
+                         repair_actions=list(row.repair_actions),
+                         signature=signature(row, "", summary))

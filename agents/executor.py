@@ -31,6 +31,8 @@ class Executor:
             "seed": inputs.seed,
             "test_size": inputs.test_size,
             "n_jobs": inputs.n_jobs,
+            "cv_folds": inputs.cv_folds,
+            "cv_budget_s": 0.4 * timeout_s,
         }
         (workdir / "harness_job.json").write_text(json.dumps(job, indent=2))
         threads = str(max(1, inputs.n_jobs))
@@ -39,6 +41,8 @@ class Executor:
             workdir=workdir,
             timeout_s=timeout_s,
             cpu_time_s=timeout_s * max(1, inputs.n_jobs) + 10,
+            memory_mb=inputs.memory_mb,
+            disk_mb=inputs.disk_mb,
             env={"OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
                  "MKL_NUM_THREADS": threads},
         ))

@@ -38,6 +38,27 @@ def column_kind(series: pd.Series) -> ColumnKind:
     return "categorical"
 
 
+LEAK_CORRELATION = 0.99
+
+
+def leak_suspects(frame: pd.DataFrame, target: str, task_type: str) -> list[str]:
+    """Features that (nearly) determine the target on their own: a correlation of 0.99 or
+    more with a numeric target, or, for classes, one class per feature value."""
+    y = frame[target]
+    suspects = []
+    for name in frame.columns.drop(target):
+        x = frame[name]
+        if x.nunique() < 2:
+            continue
+        if pd.api.types.is_numeric_dtype(x) and pd.api.types.is_numeric_dtype(y) and \
+                abs(x.corr(y)) >= LEAK_CORRELATION:
+            suspects.append(name)
+        elif task_type == "classification" and x.nunique() <= 0.5 * len(x) and \
+                frame.groupby(name, observed=True)[target].nunique().max() == 1:
+            suspects.append(name)
+    return suspects
+
+
 def profile_table(frame: pd.DataFrame, target: str | None, task_type: str) -> DataProfile:
     features = [c for c in frame.columns if c != target]
     columns = [
@@ -53,10 +74,12 @@ def profile_table(frame: pd.DataFrame, target: str | None, task_type: str) -> Da
     stats: dict = {}
     if target is not None and task_type == "classification":
         shares = frame[target].value_counts(normalize=True)
-        stats = {"n_classes": int(len(shares)), "minority_share": round(float(shares.min()), 4)}
+        stats = {"n_classes": int(len(shares)), "minority_share": round(float(shares.min()), 4),
+                 "leak_suspects": leak_suspects(frame, target, task_type)}
     elif target is not None and task_type == "regression":
         y = frame[target]
-        stats = {"target_mean": float(y.mean()), "target_std": float(y.std())}
+        stats = {"target_mean": float(y.mean()), "target_std": float(y.std()),
+                 "leak_suspects": leak_suspects(frame, target, task_type)}
     return DataProfile(
         n_rows=int(frame.shape[0]),
         n_columns=len(features),

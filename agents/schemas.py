@@ -41,6 +41,9 @@ class RunInputs(Frozen):
     run_timeout_s: float = 120.0
     n_jobs: int = 1
     test_size: float = 0.2
+    memory_mb: int = 4096
+    disk_mb: int = 1024
+    cv_folds: int = 3
     rows_dropped_missing_target: int = 0
 
 
@@ -61,6 +64,7 @@ class DataProfile(Frozen):
     minority_share: float | None = None
     target_mean: float | None = None
     target_std: float | None = None
+    leak_suspects: list[str] = Field(default_factory=list)  # features that nearly equal y
 
     def names(self, kind: ColumnKind) -> list[str]:
         return [c.name for c in self.columns if c.kind == kind]
@@ -121,6 +125,8 @@ class Candidate(Frozen):
     parent: str | None = None
     spec: CandidateSpec | None = None
     members: list[str] = Field(default_factory=list)  # attempt ids, for ensembles
+    repair_action: str | None = None  # the action that produced this repair
+    injected_fault: str | None = None  # fault-injection operator, for measurement only
 
 
 class Issue(Frozen):
@@ -141,6 +147,20 @@ class Diagnosis(Frozen):
     excerpt: str = ""
     evidence: list[str] = Field(default_factory=list)
     repair_actions: list[str] = Field(default_factory=list)
+    signature: str = ""  # normalised error signature, the key for past fixes
+
+
+class RepairRequest(Frozen):
+    """Everything a repair is given: the reformulated context of a failure."""
+
+    candidate: Candidate  # the failing code, its spec and lineage links
+    diagnosis: Diagnosis  # with the localised window in `excerpt`
+    history: list[Diagnosis] = Field(default_factory=list)  # earlier failures in the lineage
+    tried: list[str] = Field(default_factory=list)  # "action@signature" already tried
+    lineage_codes: list[str] = Field(default_factory=list)  # code already tried
+    past_fixes: list[str] = Field(default_factory=list)  # actions that fixed this signature
+    columns: list[str] = Field(default_factory=list)
+    leaky_columns: list[str] = Field(default_factory=list)
 
 
 class Attempt(Frozen):
@@ -159,6 +179,10 @@ class Attempt(Frozen):
     cpu_s: float = 0.0
     peak_mem_mb: float = 0.0
     exit_code: int | None = None
+    fold_scores: list[float] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    repair_action: str | None = None
+    injected_fault: str | None = None
     workdir: str = ""
     error_tail: str = ""  # the end of stderr; the whole log stays in the workdir
 

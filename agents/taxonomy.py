@@ -1,105 +1,190 @@
 """The hierarchical error taxonomy, as data.
 
-Each row is a (class, subclass) with its severity, the signals that detect it
-(exception types and message patterns from the traceback, or sandbox statuses)
-and the repair actions that fix it, best first. The diagnostician walks this
-table in order; nothing here is an if-chain. The repair-loop issue deepens it.
+Each row is a (class, subclass) with its severity, the signals that detect it and
+the repair actions that fix it, best first. Signals are sandbox statuses,
+exception type names (from the last traceback line) and regexes on
+"ExceptionType: message". The diagnostician walks the rows in order and takes
+the first match; nothing here is an if-chain. `python -m pipesmith.agents.taxonomy`
+prints the table as Markdown for docs/taxonomy.md.
+
+Severity: "critical" means repairing the code cannot help (the infrastructure
+failed); the lineage ends. Everything else is "recoverable".
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
 class TaxonomyEntry:
     cls: str
     subclass: str
-    severity: str  # "critical" stops the lineage at once; "recoverable" can be repaired
-    exceptions: tuple[str, ...] = ()  # exception type names (last traceback line)
-    patterns: tuple[str, ...] = ()  # regexes on the error message
-    statuses: tuple[str, ...] = ()  # sandbox statuses that mean this class
-    repair_actions: tuple[str, ...] = field(default=())
+    severity: str
+    description: str
+    statuses: tuple[str, ...] = ()
+    exceptions: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    repair_actions: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
         return f"{self.cls}.{self.subclass}"
 
 
+E = TaxonomyEntry
 TAXONOMY: tuple[TaxonomyEntry, ...] = (
-    # Sandbox statuses come first: they are certain.
-    TaxonomyEntry("resource", "timeout", "recoverable", statuses=("timeout", "cpu_timeout"),
-                  repair_actions=("shrink_model", "subsample")),
-    TaxonomyEntry("resource", "out_of_memory", "recoverable", statuses=("oom",),
-                  exceptions=("MemoryError",), repair_actions=("shrink_model", "subsample")),
-    TaxonomyEntry("resource", "process_limit", "recoverable", statuses=("pids_exhausted",),
-                  patterns=(r"Resource temporarily unavailable", r"can't start new thread"),
-                  repair_actions=("single_process",)),
-    TaxonomyEntry("resource", "disk", "recoverable", statuses=("disk_full",),
-                  patterns=(r"No space left on device", r"Disk quota exceeded"),
-                  repair_actions=("write_less",)),
-    TaxonomyEntry("sandbox_policy", "denied", "critical", statuses=("denied",),
-                  patterns=(r"Network is unreachable", r"Temporary failure in name resolution",
-                            r"Permission denied", r"Read-only file system"),
-                  repair_actions=("remove_network_and_file_access",)),
-    TaxonomyEntry("infrastructure", "sandbox", "critical", statuses=("infra", "killed"),
-                  repair_actions=()),
-    # Then the exception that ended the run.
-    TaxonomyEntry("syntax", "invalid_syntax", "recoverable",
-                  exceptions=("SyntaxError", "IndentationError", "TabError"),
-                  repair_actions=("redraft",)),
-    TaxonomyEntry("import", "missing_module", "recoverable",
-                  exceptions=("ModuleNotFoundError",), patterns=(r"No module named",),
-                  repair_actions=("replace_import", "redraft")),
-    TaxonomyEntry("import", "version_conflict", "recoverable", exceptions=("ImportError",),
-                  patterns=(r"cannot import name",), repair_actions=("replace_import", "redraft")),
-    TaxonomyEntry("contract", "no_build_pipeline", "recoverable",
-                  patterns=(r"defines no callable build_pipeline",), repair_actions=("redraft",)),
-    TaxonomyEntry("contract", "wrong_return_type", "recoverable",
-                  patterns=(r"build_pipeline returned .* which lacks",),
-                  repair_actions=("redraft",)),
-    TaxonomyEntry("contract", "predict_shape", "recoverable",
-                  patterns=(r"predict returned \d+ rows",), repair_actions=("redraft",)),
-    TaxonomyEntry("api", "unexpected_keyword", "recoverable", exceptions=("TypeError",),
-                  patterns=(r"unexpected keyword argument", r"got an unexpected keyword"),
-                  repair_actions=("drop_keyword", "redraft")),
-    TaxonomyEntry("api", "removed_attribute", "recoverable", exceptions=("AttributeError",),
-                  patterns=(r"has no attribute",), repair_actions=("redraft",)),
-    TaxonomyEntry("data_flow", "missing_column", "recoverable",
-                  patterns=(r"not columns of the dataframe", r"columns are missing",
-                            r"not in index", r"A given column is not", r"^KeyError: "),
-                  repair_actions=("use_profiled_columns",)),
-    TaxonomyEntry("data_flow", "feature_mismatch", "recoverable",
-                  patterns=(r"features, but .* is expecting", r"shapes .* not aligned",
-                            r"Found input variables with inconsistent numbers"),
-                  repair_actions=("use_profiled_columns", "redraft")),
-    TaxonomyEntry("data_flow", "nan_input", "recoverable",
-                  patterns=(r"Input (X )?contains NaN", r"contains NaN",
-                            r"Input contains infinity"),
-                  repair_actions=("add_imputation",)),
-    TaxonomyEntry("data_flow", "dtype", "recoverable",
-                  patterns=(r"could not convert string to float", r"Cannot cast",
-                            r"invalid literal for int", r"dtype"),
-                  repair_actions=("encode_categoricals", "add_imputation")),
-    TaxonomyEntry("data_flow", "label_encoding", "recoverable",
-                  patterns=(r"Unknown label type", r"y contains previously unseen labels",
-                            r"Found unknown categories"),
-                  repair_actions=("encode_categoricals",)),
-    TaxonomyEntry("numerical", "singular_matrix", "recoverable", exceptions=("LinAlgError",),
-                  patterns=(r"[Ss]ingular matrix",),
-                  repair_actions=("scale_features", "regularise")),
-    TaxonomyEntry("numerical", "overflow", "recoverable", exceptions=("OverflowError",),
-                  patterns=(r"overflow",), repair_actions=("scale_features", "regularise")),
-    TaxonomyEntry("numerical", "non_finite", "recoverable", exceptions=("FloatingPointError",),
-                  patterns=(r"NaN|inf", ), repair_actions=("scale_features", "regularise")),
-    TaxonomyEntry("data_flow", "value_error", "recoverable", exceptions=("ValueError",),
-                  repair_actions=("redraft",)),
-    TaxonomyEntry("runtime", "unclassified", "recoverable", repair_actions=("redraft",)),
+    # Sandbox statuses first: they are certain.
+    E("resource", "timeout", "recoverable", "the run exceeded its wall-clock or CPU limit",
+      statuses=("timeout", "cpu_timeout"),
+      repair_actions=("remove_infinite_loop", "shrink_model", "redraft")),
+    E("resource", "out_of_memory", "recoverable", "the run exceeded its memory limit",
+      statuses=("oom",), exceptions=("MemoryError",), patterns=(r"Unable to allocate",),
+      repair_actions=("shrink_model", "redraft")),
+    E("resource", "process_limit", "recoverable", "too many processes or threads",
+      statuses=("pids_exhausted",),
+      patterns=(r"Resource temporarily unavailable", r"can't start new thread"),
+      repair_actions=("single_process", "redraft")),
+    E("resource", "disk", "recoverable", "the run wrote more than its disk allowance",
+      statuses=("disk_full",), patterns=(r"No space left on device", r"Disk quota exceeded",
+                                         r"File too large"),
+      repair_actions=("redraft",)),
+    E("infrastructure", "sandbox", "critical", "the sandbox itself failed or was killed",
+      statuses=("infra", "killed"), repair_actions=()),
+    # Code that never ran.
+    E("syntax", "invalid_syntax", "recoverable", "the module does not parse",
+      exceptions=("SyntaxError", "IndentationError", "TabError"),
+      repair_actions=("fix_syntax", "redraft")),
+    E("contract", "no_build_pipeline", "recoverable",
+      "the module defines no build_pipeline(task)",
+      patterns=(r"defines no callable build_pipeline", r"build_pipeline must take"),
+      repair_actions=("fix_contract", "redraft")),
+    E("contract", "wrong_return_type", "recoverable",
+      "build_pipeline returned something without fit/predict",
+      patterns=(r"build_pipeline returned .* which lacks",),
+      repair_actions=("fix_contract", "redraft")),
+    E("contract", "predict_shape", "recoverable",
+      "predict returned the wrong number of rows",
+      patterns=(r"predict returned \d+ rows",), repair_actions=("redraft",)),
+    E("sandbox_policy", "network_denied", "recoverable",
+      "the code tried to reach the network, which the sandbox forbids",
+      patterns=(r"Network is unreachable", r"Temporary failure in name resolution",
+                r"Name or service not known", r"urlopen error", r"NewConnectionError"),
+      repair_actions=("remove_network_access", "redraft")),
+    E("sandbox_policy", "file_access_denied", "recoverable",
+      "the code touched a file outside its working directory",
+      patterns=(r"\[Errno 13\] Permission denied", r"Read-only file system"),
+      repair_actions=("redraft",)),
+    # Imports.
+    E("import", "missing_module", "recoverable", "a module is not installed or misspelled",
+      exceptions=("ModuleNotFoundError",), patterns=(r"No module named",),
+      repair_actions=("replace_import", "redraft")),
+    E("import", "version_conflict", "recoverable",
+      "a name the code imports is not in the installed version",
+      exceptions=("ImportError",), patterns=(r"cannot import name",),
+      repair_actions=("replace_import", "redraft")),
+    # API drift between the code and the installed libraries.
+    E("api", "unexpected_keyword", "recoverable",
+      "a keyword argument the installed version does not take (removed or renamed)",
+      exceptions=("TypeError",), patterns=(r"unexpected keyword argument",),
+      repair_actions=("fix_keyword", "redraft")),
+    E("api", "invalid_parameter", "recoverable",
+      "a parameter value the installed version rejects",
+      exceptions=("InvalidParameterError",), patterns=(r"The '\w+' parameter of \w+ must be",),
+      repair_actions=("fix_parameter_value", "redraft")),
+    E("api", "removed_attribute", "recoverable",
+      "a function, class or attribute the installed version no longer has",
+      exceptions=("AttributeError",), patterns=(r"has no attribute",),
+      repair_actions=("replace_attribute", "redraft")),
+    E("api", "changed_return_type", "recoverable",
+      "a library call returned a different type than the code expects",
+      exceptions=("TypeError", "ValueError"),
+      patterns=(r"cannot unpack non-iterable", r"too many values to unpack",
+                r"not enough values to unpack", r"object is not subscriptable"),
+      repair_actions=("redraft",)),
+    # Data flow.
+    E("data_flow", "missing_column", "recoverable", "the code uses a column the data lacks",
+      patterns=(r"not columns of the dataframe", r"columns are missing", r"not in index",
+                r"A given column is not", r"^KeyError: "),
+      repair_actions=("fix_columns", "redraft")),
+    E("data_flow", "feature_mismatch", "recoverable",
+      "a shape or feature-count mismatch between steps",
+      patterns=(r"features, but \w+ is expecting", r"shapes .* not aligned",
+                r"Found input variables with inconsistent numbers",
+                r"k should be <= n_features", r"n_components=\S+ must be between",
+                r"[Ee]xpected \d+ features", r"matmul: Input operand"),
+      repair_actions=("fix_parameter_value", "redraft")),
+    E("data_flow", "train_validation_mismatch", "recoverable",
+      "data seen at predict time differs from training (new categories, columns)",
+      patterns=(r"Found unknown categories", r"feature names should match",
+                r"Feature names unseen at fit time", r"y contains previously unseen labels"),
+      repair_actions=("encode_categoricals", "redraft")),
+    E("data_flow", "label_encoding", "recoverable",
+      "the target's type does not suit the estimator (e.g. continuous labels to a classifier)",
+      patterns=(r"Unknown label type", r"can't handle a mix of",
+                r"Classification metrics can't handle"),
+      repair_actions=("redraft",)),
+    E("data_flow", "nan_input", "recoverable", "NaN or infinity reached an estimator",
+      patterns=(r"Input \w* ?contains NaN", r"contains infinity", r"contains NaN",
+                r"Input contains NaN"),
+      repair_actions=("add_imputation", "redraft")),
+    E("data_flow", "dtype", "recoverable",
+      "strings or wrong dtypes reached numeric-only code",
+      patterns=(r"could not convert string to float", r"Cannot cast", r"invalid literal for",
+                r"dtype='?<?U", r"ufunc '\w+' not supported for the input types"),
+      repair_actions=("encode_categoricals", "redraft")),
+    # Numerical trouble.
+    E("numerical", "divergence", "recoverable", "training diverged (loss went to inf/NaN)",
+      patterns=(r"under-/overflow occurred", r"[Dd]iverg", r"loss is (nan|inf)",
+                r"NaN loss"),
+      repair_actions=("lower_learning_rate", "scale_features", "redraft")),
+    E("numerical", "non_finite_output", "recoverable",
+      "the model predicted NaN or infinity", patterns=(r"predictions contain NaN or infinity",),
+      repair_actions=("scale_features", "lower_learning_rate", "redraft")),
+    E("numerical", "overflow", "recoverable", "a numeric overflow",
+      exceptions=("OverflowError", "FloatingPointError"),
+      patterns=(r"overflow", r"out of range", r"range error"),
+      repair_actions=("scale_features", "redraft")),
+    E("numerical", "singular_matrix", "recoverable", "a singular or ill-conditioned matrix",
+      exceptions=("LinAlgError",), patterns=(r"[Ss]ingular matrix",
+                                             r"not positive definite"),
+      repair_actions=("scale_features", "redraft")),
+    E("numerical", "non_convergence", "recoverable",
+      "the optimiser did not converge and the model is no better than the baseline",
+      repair_actions=("scale_features", "increase_iterations", "redraft")),
+    # Runs that worked but should not be trusted.
+    E("quality", "below_baseline", "recoverable",
+      "the validation score is no better than the dummy baseline",
+      repair_actions=("replace_placeholder_model", "redraft")),
+    E("quality", "suspected_leakage", "recoverable",
+      "a near-perfect score with a feature that nearly equals the target",
+      repair_actions=("drop_leaky_columns",)),
+    # The catch-alls, last.
+    E("data_flow", "value_error", "recoverable", "a ValueError no finer rule explains",
+      exceptions=("ValueError",), repair_actions=("redraft",)),
+    E("runtime", "unclassified", "recoverable", "nothing above matched",
+      repair_actions=("redraft",)),
 )
 
-BY_KEY = {entry.key: entry for entry in TAXONOMY}
+BY_KEY = {row.key: row for row in TAXONOMY}
 UNCLASSIFIED = BY_KEY["runtime.unclassified"]
 
 
 def entry(cls: str, subclass: str) -> TaxonomyEntry:
     return BY_KEY.get(f"{cls}.{subclass}", UNCLASSIFIED)
+
+
+def markdown() -> str:
+    lines = ["| class.subclass | severity | what it means | detected by | repair actions |",
+             "|---|---|---|---|---|"]
+    for row in TAXONOMY:
+        signals = [f"status {s}" for s in row.statuses] + list(row.exceptions) + [
+            f"`{p}`" for p in row.patterns]
+        lines.append(f"| `{row.key}` | {row.severity} | {row.description} | "
+                     f"{'; '.join(signals).replace('|', '&#124;') or 'checks after the run'} | "
+                     f"{', '.join(row.repair_actions) or '-'} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown())  # noqa: T201

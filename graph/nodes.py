@@ -8,7 +8,7 @@ import pandas as pd
 from langgraph.runtime import Runtime
 
 from pipesmith.agents.profiler import profile_table
-from pipesmith.agents.schemas import Attempt, Candidate
+from pipesmith.agents.schemas import Attempt, Candidate, RepairRequest
 from pipesmith.graph.context import Deps
 from pipesmith.graph.state import RunState, elapsed_s, lineage, next_candidate_id
 from pipesmith.sandbox.base import ExecResult
@@ -69,6 +69,8 @@ def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
         return {}
     rejected = Attempt(id=candidate.id, parent=candidate.parent, candidate=candidate.name,
                        phase=candidate.phase, status="rejected", issues=issues,
+                       repair_action=candidate.repair_action,
+                       injected_fault=candidate.injected_fault,
                        workdir=str(attempt_dir(state, candidate)))
     return {"attempts": {candidate.id: rejected}}
 
@@ -80,9 +82,16 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
     workdir = attempt_dir(state, candidate)
     result, metrics = runtime.context.executor.run(candidate, inputs, workdir, timeout)
     metrics = metrics or {}
+    judged = None
+    if result.ok:  # it ran; is the result worth trusting?
+        judged = runtime.context.diagnostician.judge_quality(
+            metrics, state["profile"], inputs.metric)
     attempt = Attempt(
         id=candidate.id, parent=candidate.parent, candidate=candidate.name,
-        phase=candidate.phase, status=result.status, score=metrics.get("score"),
+        phase=candidate.phase, status="poor" if judged else result.status,
+        diagnosis=judged, score=metrics.get("score"),
+        fold_scores=metrics.get("fold_scores", []), warnings=metrics.get("warnings", []),
+        repair_action=candidate.repair_action, injected_fault=candidate.injected_fault,
         baseline_score=metrics.get("baseline_score"), wall_s=result.wall_s, cpu_s=result.cpu_s,
         peak_mem_mb=result.peak_mem_mb, exit_code=result.exit_code, workdir=str(workdir),
         error_tail=(result.stderr + ("\n" + result.detail if result.detail else ""))[
@@ -95,6 +104,8 @@ def diagnose(state: RunState, runtime: Runtime[Deps]) -> dict:
     candidate = state["current"]
     attempt = state["attempts"][candidate.id]
     doctor = runtime.context.diagnostician
+    if attempt.diagnosis is not None:  # judged on quality right after the run
+        return {}
     if attempt.status == "rejected":
         diagnosis = doctor.diagnose_issues(attempt.issues, candidate.code)
     else:
@@ -106,11 +117,24 @@ def diagnose(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 
 def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
-    failed = state["current"]
-    diagnosis = state["attempts"][failed.id].diagnosis
-    tried = [c.code for c in lineage(state, failed.id)]
+    """Reformulate the failure with its context, then ask the coder for a repair."""
+    failed, attempts, profile = state["current"], state["attempts"], state["profile"]
+    diagnosis = attempts[failed.id].diagnosis
+    chain = lineage(state, failed.id)
+    kb = runtime.context.kb
+    request = RepairRequest(
+        candidate=failed,
+        diagnosis=diagnosis,
+        history=[attempts[c.id].diagnosis for c in chain[1:] if attempts[c.id].diagnosis],
+        tried=[f"{c.repair_action}@{attempts[c.parent].diagnosis.signature}"
+               for c in chain if c.repair_action and attempts[c.parent].diagnosis],
+        lineage_codes=[c.code for c in chain],
+        past_fixes=kb.fixes_for(diagnosis.signature) if kb else [],
+        columns=[c.name for c in profile.columns],
+        leaky_columns=profile.leak_suspects,
+    )
     repaired = runtime.context.coder.repair(
-        next_candidate_id(state), failed, diagnosis, tried, state["profile"], state["inputs"])
+        next_candidate_id(state), request, profile, state["inputs"])
     return _new(state, repaired)
 
 
@@ -140,9 +164,11 @@ def report(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 
 def remember(state: RunState, runtime: Runtime[Deps]) -> dict:
-    from pipesmith.report import load_report, run_record
+    from pipesmith.report import load_report, repair_records, run_record
 
     kb = runtime.context.kb
     if kb is not None:
-        kb.add_run(run_record(load_report(Path(state["report_path"])), state))
+        report = load_report(Path(state["report_path"]))
+        kb.add_repairs(repair_records(report, state))
+        kb.add_run(run_record(report, state))
     return {}

@@ -48,6 +48,23 @@ class RunRecord(BaseModel):
     topology: str
 
 
+class RepairRecord(BaseModel):
+    """One repair: the error it answered, the action taken, and whether it worked."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str = "repair"
+    run_id: str
+    created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
+    signature: str  # the normalised error signature of the failure repaired
+    taxonomy: str  # class.subclass
+    action: str
+    fixed: bool  # the repaired code no longer failed with the same signature
+    succeeded: bool  # the repaired code ran and was scored
+    diff: str  # unified diff, code before -> after
+    versions: dict[str, str]
+
+
 def default_kb_dir() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
     return Path(base) / "pipesmith" / "kb"
@@ -102,12 +119,20 @@ class KnowledgeBase:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
+    def _append(self, records: list[BaseModel]) -> None:
+        with self.log_path.open("a") as handle:
+            handle.write("".join(record.model_dump_json() + "\n" for record in records))
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def add_repairs(self, records: list[RepairRecord]) -> None:
+        if records:
+            with self._lock():
+                self._append(records)
+
     def add_run(self, record: RunRecord) -> None:
         with self._lock():
-            with self.log_path.open("a") as handle:
-                handle.write(record.model_dump_json() + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
+            self._append([record])
             try:
                 self._index(record)
             except Exception as exc:  # chromadb raises several internal types
@@ -124,11 +149,27 @@ class KnowledgeBase:
                         "family_scores": json.dumps(record.family_scores)}],
         )
 
-    def records(self) -> list[RunRecord]:
+    def _raw(self) -> list[dict]:
         if not self.log_path.exists():
             return []
-        lines = self.log_path.read_text().splitlines()
-        return [RunRecord.model_validate_json(line) for line in lines if line.strip()]
+        return [json.loads(line) for line in self.log_path.read_text().splitlines()
+                if line.strip()]
+
+    def records(self) -> list[RunRecord]:
+        return [RunRecord.model_validate(r) for r in self._raw() if r.get("kind") == "run"]
+
+    def repairs(self) -> list[RepairRecord]:
+        return [RepairRecord.model_validate(r) for r in self._raw() if r.get("kind") == "repair"]
+
+    def fixes_for(self, signature: str) -> list[str]:
+        """Actions that fixed this error signature before, best fix rate first."""
+        tally: dict[str, list[int]] = {}
+        for record in self.repairs():
+            if record.signature == signature:
+                fixed, total = tally.setdefault(record.action, [0, 0])
+                tally[record.action] = [fixed + record.fixed, total + 1]
+        rates = {a: (fixed / total, total) for a, (fixed, total) in tally.items() if fixed}
+        return sorted(rates, key=lambda a: rates[a], reverse=True)
 
     def rebuild(self) -> int:
         """Drop the index and re-index every record of the log; returns how many."""

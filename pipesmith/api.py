@@ -93,7 +93,8 @@ def _resolve(table: Table, task: str | None, metric: str | None, settings: Setti
         task_type=task, metric=metric, inferred=inferred, budget_s=budget_s, seed=seed,
         out_dir=str(out.resolve()), max_candidates=settings.max_candidates,
         max_repair_rounds=settings.max_repair_rounds, run_timeout_s=settings.run_timeout_s,
-        n_jobs=settings.n_jobs, test_size=settings.test_size,
+        n_jobs=settings.n_jobs, test_size=settings.test_size, memory_mb=settings.memory_mb,
+        disk_mb=settings.disk_mb, cv_folds=settings.cv_folds,
         rows_dropped_missing_target=len(table.frame) - len(frame),
     )
     return inputs, frame

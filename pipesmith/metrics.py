@@ -19,6 +19,11 @@ class Metric:
     task_type: str
     needs: Needs
     greater_is_better: bool
+    scorer: str | None = None  # scikit-learn scorer name, for cross-validation
+
+    def from_scorer(self, value: float) -> float:
+        """scikit-learn's scorers negate losses; undo that."""
+        return -value if self.scorer and self.scorer.startswith("neg_") else value
 
     def score(self, y_true, y_pred, *, proba=None, classes=None, features=None) -> float:
         from sklearn import metrics as m
@@ -61,14 +66,14 @@ def _cluster_score(name: str, features, labels) -> float:
 METRICS: dict[str, Metric] = {
     metric.name: metric
     for metric in [
-        Metric("accuracy", "classification", "labels", True),
-        Metric("balanced_accuracy", "classification", "labels", True),
-        Metric("f1_macro", "classification", "labels", True),
-        Metric("roc_auc", "classification", "proba", True),
-        Metric("log_loss", "classification", "proba", False),
-        Metric("r2", "regression", "values", True),
-        Metric("rmse", "regression", "values", False),
-        Metric("mae", "regression", "values", False),
+        Metric("accuracy", "classification", "labels", True, "accuracy"),
+        Metric("balanced_accuracy", "classification", "labels", True, "balanced_accuracy"),
+        Metric("f1_macro", "classification", "labels", True, "f1_macro"),
+        Metric("roc_auc", "classification", "proba", True, "roc_auc_ovr"),
+        Metric("log_loss", "classification", "proba", False, "neg_log_loss"),
+        Metric("r2", "regression", "values", True, "r2"),
+        Metric("rmse", "regression", "values", False, "neg_root_mean_squared_error"),
+        Metric("mae", "regression", "values", False, "neg_mean_absolute_error"),
         Metric("silhouette", "clustering", "clusters", True),
         Metric("calinski_harabasz", "clustering", "clusters", True),
         Metric("davies_bouldin", "clustering", "clusters", False),

@@ -3,6 +3,7 @@ the standalone pipeline.py and the chosen model.joblib."""
 
 from __future__ import annotations
 
+import difflib
 import shutil
 from pathlib import Path
 
@@ -18,15 +19,11 @@ from pipesmith.agents.schemas import (
     RunInputs,
 )
 from pipesmith.graph.state import RunState, elapsed_s, repair_depth
-from pipesmith.knowledge_base.store import RunRecord
+from pipesmith.knowledge_base.store import RepairRecord, RunRecord
 from pipesmith.metrics import get_metric
 from pipesmith.versions import library_versions
 
 SCHEMA_VERSION = 1
-SCORERS = {"accuracy": "accuracy", "balanced_accuracy": "balanced_accuracy",
-           "f1_macro": "f1_macro", "roc_auc": "roc_auc_ovr", "log_loss": "neg_log_loss",
-           "r2": "r2", "rmse": "neg_root_mean_squared_error",
-           "mae": "neg_mean_absolute_error"}
 
 
 class Report(BaseModel):
@@ -119,7 +116,7 @@ def standalone_script(code: str, inputs: RunInputs) -> str:
         load_template("standalone.py.tmpl"),
         target=repr(inputs.target), seed=inputs.seed, n_jobs=inputs.n_jobs,
         task_type=repr(inputs.task_type), test_size=inputs.test_size,
-        scorer=repr(SCORERS.get(inputs.metric, "accuracy")),
+        scorer=repr(get_metric(inputs.metric).scorer),
     )
 
 
@@ -223,3 +220,26 @@ def run_record(report: Report, state: RunState) -> RunRecord:
                    "peak_mem_mb": max((a.peak_mem_mb for a in report.attempts), default=0.0)},
         versions=report.versions, topology=report.topology,
     )
+
+
+def repair_records(report: Report, state: RunState) -> list[RepairRecord]:
+    """One record per repair attempt: the failure it answered and whether it went away."""
+    attempts = {a.id: a for a in report.attempts}
+    records = []
+    for child in report.attempts:
+        parent = attempts.get(child.parent) if child.parent else None
+        if child.phase != "repair" or parent is None or parent.diagnosis is None:
+            continue
+        before = state["candidates"][parent.id].code.splitlines(keepends=True)
+        after = state["candidates"][child.id].code.splitlines(keepends=True)
+        same_error = child.diagnosis is not None and \
+            child.diagnosis.signature == parent.diagnosis.signature
+        records.append(RepairRecord(
+            run_id=report.run_id, signature=parent.diagnosis.signature,
+            taxonomy=f"{parent.diagnosis.taxonomy_class}.{parent.diagnosis.subclass}",
+            action=child.repair_action or "", fixed=child.succeeded or not same_error,
+            succeeded=child.succeeded,
+            diff="".join(difflib.unified_diff(before, after, f"{parent.id}/candidate.py",
+                                              f"{child.id}/candidate.py")),
+            versions=report.versions))
+    return records

@@ -20,6 +20,9 @@ class Settings(BaseSettings):
     run_timeout_s: float = 120.0
     n_jobs: int = max(1, os.cpu_count() or 1)
     test_size: float = 0.2
+    memory_mb: int = 4096  # per candidate run (address space; floor 2048)
+    disk_mb: int = 1024  # largest file a candidate run may write
+    cv_folds: int = 3  # folds on the training split, for the score spread
     runs_dir: Path = Path("runs")
     kb_dir: Path = default_kb_dir()
     use_kb: bool = True

@@ -25,6 +25,7 @@ class ExecJob(BaseModel):
     timeout_s: float = 120.0
     cpu_time_s: float | None = None
     memory_mb: int | None = None
+    disk_mb: int | None = None  # the largest file the job may write
     env: dict[str, str] = Field(default_factory=dict)
 
 

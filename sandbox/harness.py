@@ -15,6 +15,7 @@ import json
 import sys
 import time
 import traceback
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +60,38 @@ def build_estimator(module, task: dict, needs: str):
     return estimator
 
 
+def fit_recording_warnings(fit, *args) -> tuple[object, float, list[str]]:
+    """Call fit; return its result, its seconds and the distinct warnings it raised."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        started = time.perf_counter()
+        result = fit(*args)
+        seconds = time.perf_counter() - started
+    seen = dict.fromkeys(f"{w.category.__name__}: {str(w.message)[:200]}" for w in caught)
+    return result, seconds, list(seen)[:5]
+
+
+def fold_scores(estimator, X, y, job: dict, metric, budget_s: float) -> list[float]:
+    """Cross-validated scores on the training split, for the spread in the reliability
+    score; skipped (empty) when the folds would not fit in the time left."""
+    from sklearn.base import clone
+    from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
+
+    folds = job.get("cv_folds", 0)
+    if folds < 2 or metric.scorer is None or budget_s <= 0:
+        return []
+    splitter = (StratifiedKFold if job["task_type"] == "classification" else KFold)(
+        folds, shuffle=True, random_state=job["seed"])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            scores = cross_val_score(clone(estimator), X, y, cv=splitter, scoring=metric.scorer,
+                                     error_score="raise")
+    except Exception:  # the spread is optional: a fold that cannot be fitted skips it
+        return []
+    return [round(metric.from_scorer(float(s)), 6) for s in scores]
+
+
 def run_supervised(job: dict, frame: pd.DataFrame, module, out: Path) -> dict:
     from sklearn.dummy import DummyClassifier, DummyRegressor
 
@@ -67,12 +100,13 @@ def run_supervised(job: dict, frame: pd.DataFrame, module, out: Path) -> dict:
     X_train, X_val, y_train, y_val = split_data(
         frame, job["target"], task_type, job["seed"], job["test_size"])
     estimator = build_estimator(module, job, metric.needs)
-    started = time.perf_counter()
-    estimator.fit(X_train, y_train)
-    fit_s = time.perf_counter() - started
+    unfitted = _try_clone(estimator)
+    _, fit_s, fit_warnings = fit_recording_warnings(estimator.fit, X_train, y_train)
     y_pred = np.asarray(estimator.predict(X_val))
     if y_pred.shape[0] != len(y_val):
         raise ContractError(f"predict returned {y_pred.shape[0]} rows for {len(y_val)} inputs")
+    if task_type == "regression" and not np.all(np.isfinite(y_pred.astype(float))):
+        raise ValueError("predictions contain NaN or infinity")
     proba = classes = None
     if task_type == "classification" and hasattr(estimator, "predict_proba"):
         proba = np.asarray(estimator.predict_proba(X_val), dtype=float)
@@ -94,6 +128,10 @@ def run_supervised(job: dict, frame: pd.DataFrame, module, out: Path) -> dict:
         "n_train": len(y_train),
         "n_val": len(y_val),
         "fit_s": round(fit_s, 3),
+        "warnings": fit_warnings,
+        "fold_scores": [] if unfitted is None else fold_scores(
+            unfitted, X_train, y_train, job, metric,
+            job.get("cv_budget_s", 0) - fit_s * job.get("cv_folds", 0)),
         "model": estimator,
     }
 
@@ -102,9 +140,8 @@ def run_clustering(job: dict, frame: pd.DataFrame, module, out: Path) -> dict:
     metric = get_metric(job["metric"])
     X = frame.drop(columns=[job["target"]]) if job.get("target") else frame
     estimator = build_estimator(module, job, "clusters")
-    started = time.perf_counter()
-    labels = np.asarray(estimator.fit_predict(X))
-    fit_s = time.perf_counter() - started
+    labels, fit_s, fit_warnings = fit_recording_warnings(estimator.fit_predict, X)
+    labels = np.asarray(labels)
     # Internal indices are computed where the model clusters: after its preprocessing.
     features = estimator[:-1].transform(X) if hasattr(estimator, "steps") else X.to_numpy()
     rng = np.random.default_rng(job["seed"])
@@ -119,8 +156,19 @@ def run_clustering(job: dict, frame: pd.DataFrame, module, out: Path) -> dict:
         "n_val": len(labels),
         "n_clusters": int(len(set(labels.tolist()))),
         "fit_s": round(fit_s, 3),
+        "warnings": fit_warnings,
+        "fold_scores": [],
         "model": estimator,
     }
+
+
+def _try_clone(estimator):
+    from sklearn.base import clone
+
+    try:
+        return clone(estimator)
+    except Exception:  # not every estimator clones; it only costs the spread
+        return None
 
 
 def _savable(array):

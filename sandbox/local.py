@@ -68,6 +68,9 @@ class LocalSandbox:
             if job.cpu_time_s is not None:
                 seconds = max(1, int(job.cpu_time_s))
                 resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 5))
+            if job.disk_mb is not None:
+                size = job.disk_mb << 20
+                resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
             if job.memory_mb is not None:
                 limit = max(job.memory_mb, RLIMIT_AS_FLOOR_MB) << 20
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -148,6 +151,8 @@ def _classify(timed_out: bool, exit_code: int | None, sig: int | None, stderr: s
         return "timeout"
     if sig == signal.SIGXCPU:
         return "cpu_timeout"
+    if sig == signal.SIGXFSZ or "File too large" in stderr[-4000:]:
+        return "disk_full"
     if "MemoryError" in stderr[-4000:]:
         return "oom"
     if sig is not None:

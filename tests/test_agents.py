@@ -15,7 +15,7 @@ from pipesmith.agents.executor import Executor
 from pipesmith.agents.planner import Planner, family_evidence
 from pipesmith.agents.prevalidator import Prevalidator
 from pipesmith.agents.profiler import column_kind, profile_table
-from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, PastRun
+from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, PastRun, RepairRequest
 from pipesmith.sandbox.base import ExecResult
 
 # --- profiler ---------------------------------------------------------------------------
@@ -95,30 +95,52 @@ def test_drafts_are_valid_modules_for_every_planned_family(iris):
         assert Prevalidator().check(code) == []
 
 
-def test_repair_applies_actions_and_never_repeats_code(iris):
-    inputs, profile = iris
-    coder = Coder()
-    spec = Planner().plan(inputs, profile, []).candidates[0]  # hist_gradient_boosting
-    first = coder.draft("a1", spec, profile, inputs)
-    timeout = Diagnosis(taxonomy_class="resource", subclass="timeout", severity="recoverable",
-                        summary="slow", repair_actions=["shrink_model"])
-    fixed = coder.repair("a2", first, timeout, [first.code], profile, inputs)
-    assert fixed.parent == "a1" and fixed.phase == "repair"
-    assert fixed.spec.params["max_iter"] == 50
-    assert "max_iter=50" in fixed.code
-    assert coder.repair("a3", fixed, timeout, [first.code, fixed.code], profile, inputs) is None
+TIMEOUT = Diagnosis(taxonomy_class="resource", subclass="timeout", severity="recoverable",
+                    summary="slow", signature="resource.timeout||",
+                    repair_actions=["remove_infinite_loop", "shrink_model", "redraft"])
 
 
-def test_repair_of_a_broken_draft_renders_the_template_again(iris):
+def _random_forest(iris):
     inputs, profile = iris
-    coder = Coder()
-    spec = Planner().plan(inputs, profile, []).candidates[0]
-    good = coder.draft("a1", spec, profile, inputs)
-    broken = good.model_copy(update={"code": good.code.replace("def build_pipeline", "def bp")})
-    syntax = Diagnosis(taxonomy_class="contract", subclass="no_build_pipeline",
-                       severity="recoverable", summary="", repair_actions=["redraft"])
-    fixed = coder.repair("a2", broken, syntax, [broken.code], profile, inputs)
-    assert fixed.code == good.code
+    spec = next(c for c in Planner().plan(inputs.model_copy(update={"max_candidates": 6}),
+                                          profile, []).candidates
+                if c.family == "random_forest")
+    return Coder().draft("a1", spec, profile, inputs)
+
+
+def test_repair_patches_the_failing_code_then_redrafts_then_gives_up(iris):
+    inputs, profile = iris
+    coder, first = Coder(), _random_forest(iris)
+    request = RepairRequest(candidate=first, diagnosis=TIMEOUT, lineage_codes=[first.code])
+    patched = coder.repair("a2", request, profile, inputs)
+    assert (patched.parent, patched.phase, patched.repair_action) == ("a1", "repair",
+                                                                     "shrink_model")
+    assert "n_estimators=100" in patched.code and "n_estimators=300" in first.code
+    # The same action on the same error is not tried twice: next comes a fresh redraft.
+    request = RepairRequest(candidate=patched, diagnosis=TIMEOUT, history=[TIMEOUT],
+                            tried=["shrink_model@resource.timeout||"],
+                            lineage_codes=[first.code, patched.code])
+    redrafted = coder.repair("a3", request, profile, inputs)
+    assert redrafted.repair_action == "redraft"
+    assert "n_estimators=50" in redrafted.code  # the family's light parameters
+    request = request.model_copy(update={
+        "candidate": redrafted, "tried": request.tried + ["redraft@resource.timeout||"],
+        "lineage_codes": request.lineage_codes + [redrafted.code]})
+    assert coder.repair("a4", request, profile, inputs) is None
+
+
+def test_after_two_failed_repairs_a_redraft_goes_first(iris):
+    inputs, profile = iris
+    first = _random_forest(iris)
+    request = RepairRequest(candidate=first, diagnosis=TIMEOUT, history=[TIMEOUT, TIMEOUT],
+                            lineage_codes=[first.code])
+    assert Coder().repair("a4", request, profile, inputs).repair_action == "redraft"
+
+
+def test_fixes_that_worked_before_go_first():
+    from pipesmith.agents.coder import rank_actions
+
+    assert rank_actions(["a", "b", "c"], ["c", "x"]) == ["c", "a", "b"]
 
 
 # --- pre-validator ----------------------------------------------------------------------

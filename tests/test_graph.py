@@ -78,6 +78,9 @@ def test_failures_are_diagnosed_and_repaired(settings, tmp_path):
     repairs = [a for a in report.attempts if a.phase == "repair"]
     assert {a.parent for a in repairs} == {"a1", "a3"}
     assert all(a.succeeded for a in repairs)
+    # Both were fixed by patching the failing code, not by rendering a fresh draft.
+    assert {a.parent: a.repair_action for a in repairs} == {"a1": "fix_columns",
+                                                            "a3": "fix_syntax"}
     rejected = next(a for a in report.attempts if a.status == "rejected")
     assert rejected.diagnosis.taxonomy_class == "syntax"
     assert not report.first_pass_success and report.final_success
