@@ -14,6 +14,7 @@ from pipesmith.agents.taxonomy import TAXONOMY, UNCLASSIFIED, TaxonomyEntry, ent
 from pipesmith.metrics import is_better
 from pipesmith.sandbox.base import ExecResult
 
+DIVERGED = 10.0  # a final training loss this many times the first one is divergence
 NEAR_PERFECT = 0.99  # on metrics bounded by 1, with a leak suspect, this is suspicious
 BOUNDED_BY_ONE = ("accuracy", "balanced_accuracy", "f1_macro", "roc_auc", "r2")
 
@@ -127,6 +128,11 @@ class Diagnostician:
         (non-convergence when the optimiser warned), or suspiciously perfect with a feature
         that nearly equals the target."""
         score, baseline = metrics.get("score"), metrics.get("baseline_score")
+        loss = metrics.get("loss")
+        if loss and (not loss["finite"] or loss["last"] > DIVERGED * max(loss["first"], 1e-12)):
+            summary = (f"training loss diverged: {loss['first']:.3g} at the start, "
+                       f"{loss['last']:.3g} at the end")
+            return self._judged(entry("numerical", "divergence"), summary, [summary])
         if not is_better(metric, score, baseline):
             warned = [w for w in metrics.get("warnings", []) if "ConvergenceWarning" in w]
             row = entry("numerical", "non_convergence") if warned else \

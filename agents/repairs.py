@@ -17,6 +17,7 @@ import inspect
 import pkgutil
 import re
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -133,9 +134,12 @@ def _wrap_returns(code: str, helper_name: str, helper_code: str, *args: str) -> 
     if not returns:
         return None
     extra = "".join(f", {a}" for a in args)
-    code = _replace_nodes(code, [
-        (r.value, f"{helper_name}({ast.get_source_segment(code, r.value)}{extra})")
-        for r in returns])
+    def wrapped(node: ast.expr) -> str:
+        text = ast.get_source_segment(code, node)
+        return f"({text})" if isinstance(node, ast.Tuple) else text
+
+    code = _replace_nodes(code, [(r.value, f"{helper_name}({wrapped(r.value)}{extra})")
+                                 for r in returns])
     if f"def {helper_name}(" not in code:
         code = code.rstrip() + "\n\n\n" + helper_code.strip() + "\n"
     return code
@@ -306,10 +310,13 @@ def public_names(package: str) -> dict[str, str]:
     modules = [root]
     for info in pkgutil.walk_packages(getattr(root, "__path__", []), prefix=package + "."):
         parts = info.name.split(".")
-        if any(p.startswith("_") or p in ("tests", "testing", "conftest") for p in parts[1:]):
+        if any(p.startswith("_") or p in ("tests", "testing", "conftest", "experimental")
+               for p in parts[1:]):
             continue
         try:
-            modules.append(importlib.import_module(info.name))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                modules.append(importlib.import_module(info.name))
         except Exception:  # some optional submodules fail to import; they export nothing then
             continue
     for module in sorted(modules, key=lambda m: m.__name__.count(".")):

@@ -136,7 +136,7 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
     # Numerical trouble.
     E("numerical", "divergence", "recoverable", "training diverged (loss went to inf/NaN)",
       patterns=(r"under-/overflow occurred", r"[Dd]iverg", r"loss is (nan|inf)",
-                r"NaN loss"),
+                r"NaN loss", r"non-finite parameter weights"),
       repair_actions=("lower_learning_rate", "scale_features", "redraft")),
     E("numerical", "non_finite_output", "recoverable",
       "the model predicted NaN or infinity", patterns=(r"predictions contain NaN or infinity",),

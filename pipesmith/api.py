@@ -54,8 +54,15 @@ def default_deps(settings: Settings, sandbox=None, kb=None):
 
     if kb is None and settings.use_kb:
         kb = KnowledgeBase(settings.kb_dir)
-    return Deps(planner=Planner(), coder=Coder(), prevalidator=Prevalidator(),
-                executor=Executor(sandbox or LocalSandbox()), diagnostician=Diagnostician(),
+    sandbox = sandbox or LocalSandbox()
+    coder = Coder()
+    if settings.fault_rate > 0:
+        from pipesmith.agents.faults import FaultInjectingCoder
+
+        coder = FaultInjectingCoder(coder, settings.fault_rate, settings.seed,
+                                    network_isolated=getattr(sandbox, "isolate_network", False))
+    return Deps(planner=Planner(), coder=coder, prevalidator=Prevalidator(),
+                executor=Executor(sandbox), diagnostician=Diagnostician(),
                 ensembler=Ensembler(), kb=kb, topology=settings.topology)
 
 
@@ -112,6 +119,8 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
         deps=None, on_event: Event | None = None) -> Report:
     """Run the whole graph on a dataset; bad input raises InputError before anything is written."""
     settings = settings or Settings()
+    if not 0.0 <= settings.fault_rate <= 1.0:
+        raise InputError("--fault-rate must be between 0 and 1")
     if llm not in LLM_MODES:
         raise InputError(f"--llm {llm!r} is not available yet; use one of {', '.join(LLM_MODES)}")
     table = _load(dataset, data, target)

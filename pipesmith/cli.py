@@ -76,13 +76,14 @@ def run(
     llm: Annotated[str, typer.Option(help="Model driving the agents; 'offline' uses the built-in agents.")] = "offline",
     kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory [default: ~/.local/share/pipesmith/kb].")] = None,
     no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
+    fault_rate: Annotated[float, typer.Option(help="Inject a realistic fault into this share of drafts (0-1), to measure the repair loop.")] = 0.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
 ) -> None:
     """Plan, write, check, run, repair and ensemble pipelines; write the report to --out."""
     from pipesmith.api import run as run_pipeline
     from pipesmith.settings import Settings
 
-    overrides = {"use_kb": not no_kb} | ({"kb_dir": kb} if kb else {})
+    overrides = {"use_kb": not no_kb, "fault_rate": fault_rate} | ({"kb_dir": kb} if kb else {})
     settings = Settings(**overrides)
     _with_progress(budget or settings.budget_s, quiet, lambda progress: run_pipeline(
         dataset=dataset, data=data, target=target, task=task, metric=metric, budget_s=budget,

@@ -27,3 +27,4 @@ class Settings(BaseSettings):
     kb_dir: Path = default_kb_dir()
     use_kb: bool = True
     topology: str = "full"
+    fault_rate: float = 0.0  # inject a realistic fault into this share of drafts (research)

@@ -92,6 +92,18 @@ def fold_scores(estimator, X, y, job: dict, metric, budget_s: float) -> list[flo
     return [round(metric.from_scorer(float(s)), 6) for s in scores]
 
 
+def loss_summary(estimator) -> dict | None:
+    """First, last and lowest training loss when the model keeps a loss curve (MLPs and
+    pipesmith's neural estimators do), so divergence can be told from a poor model."""
+    final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+    curve = getattr(final, "loss_curve_", None)
+    if not curve:
+        return None
+    curve = np.asarray(curve, dtype=float)
+    return {"first": float(curve[0]), "last": float(curve[-1]), "min": float(np.nanmin(curve)),
+            "finite": bool(np.all(np.isfinite(curve)))}
+
+
 def run_supervised(job: dict, frame: pd.DataFrame, module, out: Path) -> dict:
     from sklearn.dummy import DummyClassifier, DummyRegressor
 
@@ -129,6 +141,7 @@ def run_supervised(job: dict, frame: pd.DataFrame, module, out: Path) -> dict:
         "n_val": len(y_val),
         "fit_s": round(fit_s, 3),
         "warnings": fit_warnings,
+        "loss": loss_summary(estimator),
         "fold_scores": [] if unfitted is None else fold_scores(
             unfitted, X_train, y_train, job, metric,
             job.get("cv_budget_s", 0) - fit_s * job.get("cv_folds", 0)),

@@ -1,0 +1,302 @@
+"""Fault injection, for research and for measuring the repair loop.
+
+A coder wrapper that, with a given probability, injects one realistic fault into
+each draft: the mistakes LLMs and people make (API drift, wrong names, data and
+numerical slips, runaway resources, broken contracts). Each operator names the
+taxonomy class its failure should be diagnosed as, so diagnosis accuracy can be
+measured. Draws are seeded per (seed, candidate id), so a resumed run injects the
+same faults.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pipesmith.agents.schemas import Candidate, CandidateSpec, DataProfile, RunInputs
+
+
+@dataclass(frozen=True)
+class FaultContext:
+    columns: list[str]
+    task_type: str
+    network_isolated: bool  # only then may a fault reach for the network
+
+
+@dataclass(frozen=True)
+class Operator:
+    name: str
+    expected: str  # taxonomy class.subclass its failure should be diagnosed as
+    mutate: Callable[[str, random.Random, FaultContext], str | None]
+
+
+def _sub_once(pattern: str, replacement: str, code: str, flags: int = 0) -> str | None:
+    new, count = re.subn(pattern, replacement, code, count=1, flags=flags)
+    return new if count else None
+
+
+def _add_import(code: str, line: str) -> str:
+    """Put an import after the module docstring and the existing imports."""
+    lines = code.splitlines()
+    last_import = max((i for i, ln in enumerate(lines) if ln.startswith(("import ", "from "))),
+                      default=0)
+    return "\n".join(lines[: last_import + 1] + [line] + lines[last_import + 1:]) + "\n"
+
+
+def _first_line_of_build_pipeline(code: str, statement: str) -> str | None:
+    return _sub_once(r"(def build_pipeline\(task\):\n)", r"\1    " + statement + "\n", code)
+
+
+def _model_line(code: str) -> re.Match | None:
+    return re.search(r"^(\s*)model = (\w+)\((.*)\)$", code, flags=re.MULTILINE)
+
+
+def _replace_model(code: str, module: str, expression: str) -> str | None:
+    found = _model_line(code)
+    if not found:
+        return None
+    code = code[: found.start()] + f"{found.group(1)}model = {expression}" + code[found.end():]
+    return _add_import(code, f"from {module} import {expression.split('(')[0]}")
+
+
+# --- operators -----------------------------------------------------------------------------
+
+
+def syntax_missing_colon(code, rng, ctx):
+    return _sub_once(r"def build_pipeline\(task\):", "def build_pipeline(task)", code)
+
+
+def syntax_unclosed_paren(code, rng, ctx):
+    lines = code.splitlines()
+    options = [i for i, ln in enumerate(lines) if ln.rstrip().endswith(")")
+               and ln.count("(") == ln.count(")") and not ln.lstrip().startswith(("def", "#"))]
+    if not options:
+        return None
+    i = rng.choice(options)
+    lines[i] = lines[i].rstrip()[:-1]
+    return "\n".join(lines) + "\n"
+
+
+def misspelled_module(code, rng, ctx):
+    imports = re.findall(r"^from (sklearn\.\w+) import", code, flags=re.MULTILINE)
+    if not imports:
+        return None
+    module = rng.choice(imports)
+    return code.replace(f"from {module} import", f"from {module}s import", 1)
+
+
+def uninstalled_package(code, rng, ctx):
+    found = _model_line(code)
+    if not found or ctx.task_type == "clustering":
+        return None
+    cls = found.group(2)
+    new = "XGBClassifier" if ctx.task_type == "classification" else "XGBRegressor"
+    code = re.sub(rf"^from [\w.]+ import {cls}$", f"from xgboost import {new}", code,
+                  count=1, flags=re.MULTILINE)
+    return code.replace(f"model = {cls}(", f"model = {new}(", 1)
+
+
+def removed_class(code, rng, ctx):
+    if "from sklearn.impute import SimpleImputer" not in code:
+        return None
+    code = code.replace("from sklearn.impute import SimpleImputer",
+                        "from sklearn.preprocessing import Imputer", 1)
+    return code.replace("SimpleImputer(", "Imputer(")
+
+
+def renamed_keyword(code, rng, ctx):
+    return _sub_once(r"sparse_output=False", "sparse=False", code)
+
+
+REMOVED_KEYWORDS = {  # keywords the installed scikit-learn no longer takes
+    "RandomForestClassifier": "min_impurity_split=1e-07",
+    "RandomForestRegressor": "min_impurity_split=1e-07",
+    "ExtraTreesClassifier": "min_impurity_split=1e-07",
+    "ExtraTreesRegressor": "min_impurity_split=1e-07",
+    "LogisticRegression": "multi_class='ovr'",
+    "Ridge": "normalize=True",
+    "KMeans": "precompute_distances=True",
+    "AgglomerativeClustering": "affinity='euclidean'",
+}
+REMOVED_VALUES = {  # values the installed scikit-learn rejects
+    "HistGradientBoostingClassifier": "loss='binary_crossentropy'",
+    "HistGradientBoostingRegressor": "loss='least_squares'",
+    "SVC": "gamma='auto_deprecated'",
+    "SVR": "gamma='auto_deprecated'",
+    "KNeighborsClassifier": "algorithm='kd-tree'",
+    "KNeighborsRegressor": "algorithm='kd-tree'",
+    "GaussianMixture": "covariance_type='fulll'",
+}
+
+
+def _add_model_keyword(code: str, table: dict[str, str]) -> str | None:
+    found = _model_line(code)
+    if not found or found.group(2) not in table:
+        return None
+    keyword = table[found.group(2)]
+    name = keyword.split("=")[0]
+    args = re.sub(rf"\b{name}=('[^']*'|\"[^\"]*\"|[^,)]+)", keyword, found.group(3))
+    if args == found.group(3):
+        args = f"{keyword}, {args}"
+    new = f"{found.group(1)}model = {found.group(2)}({args})"
+    return code[: found.start()] + new + code[found.end():]
+
+
+def removed_keyword(code, rng, ctx):
+    return _add_model_keyword(code, REMOVED_KEYWORDS)
+
+
+def outdated_parameter_value(code, rng, ctx):
+    return _add_model_keyword(code, REMOVED_VALUES)
+
+
+def misspelled_strategy(code, rng, ctx):
+    return _sub_once(r'strategy="median"', 'strategy="medain"', code)
+
+
+def numpy_alias(code, rng, ctx):
+    code = _first_line_of_build_pipeline(code, "dtype = np.float  # the features' dtype")
+    return _add_import(code, "import numpy as np") if code else None
+
+
+def _column_literals(code: str, ctx: FaultContext) -> list[str]:
+    return [c for c in ctx.columns if f"'{c}'" in code or f'"{c}"' in code]
+
+
+def misspelled_column(code, rng, ctx):
+    columns = [c for c in _column_literals(code, ctx) if len(c) > 3]
+    if not columns:
+        return None
+    column = rng.choice(columns)
+    i = rng.randrange(1, len(column) - 1)
+    typo = column[:i] + column[i + 1] + column[i] + column[i + 2:]  # swap two letters
+    if typo == column or typo in ctx.columns:
+        typo = column[:i] + column[i + 1:]
+    return code.replace(repr(column), repr(typo), 1)
+
+
+def phantom_column(code, rng, ctx):
+    return _sub_once(r"NUMERIC_COLUMNS = \[", "NUMERIC_COLUMNS = ['customer_id', ", code)
+
+
+def log_of_negative(code, rng, ctx):
+    code = _sub_once(r'numeric_steps = \[SimpleImputer\(strategy="median"\)\]',
+                     'numeric_steps = [SimpleImputer(strategy="median"), StandardScaler(), '
+                     'FunctionTransformer(np.log)]', code)
+    if code is None:
+        return None
+    code = _add_import(code, "import numpy as np")
+    return _add_import(code, "from sklearn.preprocessing import FunctionTransformer")
+
+
+def divergent_learning_rate(code, rng, ctx):
+    if ctx.task_type == "clustering":
+        return None
+    cls = "MLPClassifier" if ctx.task_type == "classification" else "MLPRegressor"
+    return _replace_model(code, "sklearn.neural_network",
+                          f'{cls}(solver="sgd", learning_rate_init=10.0, max_iter=50, '
+                          f'random_state=task["seed"])')
+
+
+def huge_ensemble(code, rng, ctx):
+    return _sub_once(r"n_estimators=\d+", "n_estimators=500000", code)
+
+
+def infinite_loop(code, rng, ctx):
+    return _first_line_of_build_pipeline(
+        code, "while True:  # wait for the data to be ready\n        pass")
+
+
+def memory_blowup(code, rng, ctx):
+    code = _first_line_of_build_pipeline(code, "cache = np.ones((60000, 60000))")
+    return _add_import(code, "import numpy as np") if code else None
+
+
+def missing_build_pipeline(code, rng, ctx):
+    return _sub_once(r"def build_pipeline\(task\):", "def build_model(task):", code)
+
+
+def tuple_return(code, rng, ctx):
+    return _sub_once(r"(def build_pipeline\(task\):\n    return )(.+)\n",
+                     r'\1\2, {"seed": task["seed"]}\n', code)
+
+
+def placeholder_model(code, rng, ctx):
+    if ctx.task_type == "clustering":
+        return None
+    cls = "DummyClassifier" if ctx.task_type == "classification" else "DummyRegressor"
+    return _replace_model(code, "sklearn.dummy", f"{cls}()")
+
+
+def network_download(code, rng, ctx):
+    if not ctx.network_isolated:
+        return None
+    code = _first_line_of_build_pipeline(
+        code, 'urllib.request.urlopen("http://198.51.100.7/extra_features.csv", timeout=5)')
+    return _add_import(code, "import urllib.request") if code else None
+
+
+def too_many_components(code, rng, ctx):
+    n = len(ctx.columns) + 20
+    code = _sub_once(r'\("model", model\),', f'("reduce", PCA(n_components={n})),\n'
+                     '        ("model", model),', code)
+    return _add_import(code, "from sklearn.decomposition import PCA") if code else None
+
+
+OPERATORS: tuple[Operator, ...] = (
+    Operator("syntax_missing_colon", "syntax.invalid_syntax", syntax_missing_colon),
+    Operator("syntax_unclosed_paren", "syntax.invalid_syntax", syntax_unclosed_paren),
+    Operator("misspelled_module", "import.missing_module", misspelled_module),
+    Operator("uninstalled_package", "import.missing_module", uninstalled_package),
+    Operator("removed_class", "import.version_conflict", removed_class),
+    Operator("renamed_keyword", "api.unexpected_keyword", renamed_keyword),
+    Operator("removed_keyword", "api.unexpected_keyword", removed_keyword),
+    Operator("outdated_parameter_value", "api.invalid_parameter", outdated_parameter_value),
+    Operator("misspelled_strategy", "api.invalid_parameter", misspelled_strategy),
+    Operator("numpy_alias", "api.removed_attribute", numpy_alias),
+    Operator("misspelled_column", "data_flow.missing_column", misspelled_column),
+    Operator("phantom_column", "data_flow.missing_column", phantom_column),
+    Operator("log_of_negative", "data_flow.nan_input", log_of_negative),
+    Operator("too_many_components", "data_flow.feature_mismatch", too_many_components),
+    Operator("divergent_learning_rate", "numerical.divergence", divergent_learning_rate),
+    Operator("huge_ensemble", "resource.timeout", huge_ensemble),
+    Operator("infinite_loop", "resource.timeout", infinite_loop),
+    Operator("memory_blowup", "resource.out_of_memory", memory_blowup),
+    Operator("missing_build_pipeline", "contract.no_build_pipeline", missing_build_pipeline),
+    Operator("tuple_return", "contract.wrong_return_type", tuple_return),
+    Operator("placeholder_model", "quality.below_baseline", placeholder_model),
+    Operator("network_download", "sandbox_policy.network_denied", network_download),
+)
+BY_NAME = {op.name: op for op in OPERATORS}
+
+
+class FaultInjectingCoder:
+    """Wraps a coder; each draft gets one applicable fault with probability `rate`."""
+
+    def __init__(self, coder, rate: float, seed: int = 0, network_isolated: bool = False,
+                 operators: tuple[Operator, ...] = OPERATORS) -> None:
+        if not 0.0 <= rate <= 1.0:
+            raise ValueError("the fault rate must be between 0 and 1")
+        self.coder, self.rate, self.seed = coder, rate, seed
+        self.network_isolated = network_isolated
+        self.operators = operators
+
+    def __getattr__(self, name: str):  # repair, ensemble: the wrapped coder's own
+        return getattr(self.coder, name)
+
+    def draft(self, candidate_id: str, spec: CandidateSpec, profile: DataProfile,
+              inputs: RunInputs) -> Candidate:
+        candidate = self.coder.draft(candidate_id, spec, profile, inputs)
+        rng = random.Random(f"{self.seed}:{inputs.dataset}:{inputs.seed}:{candidate_id}")
+        if rng.random() >= self.rate:
+            return candidate
+        ctx = FaultContext(columns=[c.name for c in profile.columns],
+                           task_type=inputs.task_type, network_isolated=self.network_isolated)
+        for operator in rng.sample(self.operators, len(self.operators)):
+            code = operator.mutate(candidate.code, rng, ctx)
+            if code is not None and code != candidate.code:
+                return candidate.model_copy(update={"code": code,
+                                                    "injected_fault": operator.name})
+        return candidate
