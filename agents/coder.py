@@ -88,8 +88,8 @@ class Coder:
         code = self._render_module(inputs, profile, [spec], title=spec.name)
         return Candidate(id=candidate_id, name=spec.name, phase="draft", code=code, spec=spec)
 
-    def repair(self, candidate_id: str, request: RepairRequest, profile: DataProfile,
-               inputs: RunInputs) -> Candidate | None:
+    def repair(self, candidate_id: str, request: RepairRequest, profile: DataProfile | None,
+               inputs: RunInputs | None) -> Candidate | None:
         """Patch the failing code with the diagnosis' repair actions, best first, or redraft.
 
         Actions that fixed this error signature before (from the knowledge base) go first;
@@ -102,7 +102,7 @@ class Coder:
         if len(request.history) >= REDRAFT_AFTER:
             actions = ["redraft"] + [a for a in actions if a != "redraft"]
         context = RepairContext(columns=request.columns, leaky_columns=request.leaky_columns,
-                                task_type=inputs.task_type)
+                                task_type=inputs.task_type if inputs else "classification")
         for action in actions:
             if f"{action}@{diagnosis.signature}" in request.tried:
                 continue

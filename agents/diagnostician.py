@@ -20,7 +20,8 @@ BOUNDED_BY_ONE = ("accuracy", "balanced_accuracy", "f1_macro", "roc_auc", "r2")
 
 _EXCEPTION_LINE = re.compile(
     r"^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)):?\s?(.*)$")
-_CANDIDATE_FRAME = re.compile(r'File "([^"]*candidate\.py)", line (\d+)')
+def _frame(source_name: str) -> re.Pattern:
+    return re.compile(rf'File "([^"]*/)?{re.escape(source_name)}", line (\d+)')
 
 
 def last_exception(stderr: str) -> tuple[str, str]:
@@ -32,9 +33,9 @@ def last_exception(stderr: str) -> tuple[str, str]:
     return "", ""
 
 
-def candidate_line(stderr: str) -> int | None:
-    """The innermost traceback frame inside the candidate module."""
-    frames = _CANDIDATE_FRAME.findall(stderr)
+def candidate_line(stderr: str, source_name: str = "candidate.py") -> int | None:
+    """The innermost traceback frame inside the candidate's own file."""
+    frames = _frame(source_name).findall(stderr)
     return int(frames[-1][1]) if frames else None
 
 
@@ -100,17 +101,20 @@ class Diagnostician:
             repair_actions=list(row.repair_actions),
         )
 
-    def diagnose_result(self, result: ExecResult, code: str) -> Diagnosis:
+    def diagnose_result(self, result: ExecResult, code: str,
+                        source_name: str = "candidate.py") -> Diagnosis:
         exc_type, message = last_exception(result.stderr)
         row = match(result.status, exc_type, message)
-        line = candidate_line(result.stderr) or line_of_quoted_name(code, message)
+        line = candidate_line(result.stderr, source_name) or line_of_quoted_name(code, message)
         if result.status in ("timeout", "cpu_timeout"):
             summary = f"the run exceeded its time limit after {result.wall_s:.1f}s"
         elif exc_type:
             summary = f"{exc_type}: {message}"[:300]
         else:
             summary = f"the run ended with status {result.status} (exit {result.exit_code})"
-        evidence = [ln for ln in result.stderr.strip().splitlines()[-6:] if ln.strip()]
+        evidence = [ln for ln in result.stderr.strip().splitlines()[-6:] if ln.strip()] or [
+            f"status {result.status}, exit code {result.exit_code}, signal {result.signal}, "
+            f"{result.wall_s:.1f}s"]
         return Diagnosis(
             signature=signature(row, exc_type, message),
             taxonomy_class=row.cls,

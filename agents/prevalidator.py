@@ -41,17 +41,25 @@ def _resolvable(module: str) -> bool:
 
 
 class Prevalidator:
-    def check(self, code: str) -> list[Issue]:
+    def check_script(self, code: str) -> list[Issue]:
+        """Syntax and imports: what any script must pass."""
         try:
             tree = ast.parse(code)
         except SyntaxError as exc:
             return [Issue(taxonomy_class="syntax", subclass="invalid_syntax",
                           message=f"SyntaxError: {exc.msg}", line=exc.lineno)]
-        issues = [
+        return [
             Issue(taxonomy_class="import", subclass="missing_module",
                   message=f"No module named {module!r} in the sandbox runtime", line=line)
             for module, line in _top_level_imports(tree) if not _resolvable(module)
         ]
+
+    def check(self, code: str) -> list[Issue]:
+        """check_script, plus the build_pipeline(task) contract of a candidate module."""
+        issues = self.check_script(code)
+        if issues and issues[0].taxonomy_class == "syntax":
+            return issues
+        tree = ast.parse(code)
         builders = [node for node in tree.body
                     if isinstance(node, ast.FunctionDef) and node.name == "build_pipeline"]
         if not builders:

@@ -44,6 +44,7 @@ class RunInputs(Frozen):
     memory_mb: int = 4096
     disk_mb: int = 1024
     cv_folds: int = 3
+    fault_rate: float = 0.0  # recorded so the report says when faults were injected
     rows_dropped_missing_target: int = 0
 
 

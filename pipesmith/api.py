@@ -101,7 +101,7 @@ def _resolve(table: Table, task: str | None, metric: str | None, settings: Setti
         out_dir=str(out.resolve()), max_candidates=settings.max_candidates,
         max_repair_rounds=settings.max_repair_rounds, run_timeout_s=settings.run_timeout_s,
         n_jobs=settings.n_jobs, test_size=settings.test_size, memory_mb=settings.memory_mb,
-        disk_mb=settings.disk_mb, cv_folds=settings.cv_folds,
+        disk_mb=settings.disk_mb, cv_folds=settings.cv_folds, fault_rate=settings.fault_rate,
         rows_dropped_missing_target=len(table.frame) - len(frame),
     )
     return inputs, frame
@@ -177,3 +177,33 @@ def _drive(out: Path, graph_input, settings: Settings, deps, on_event: Event | N
     if state.next or not (out / "report.json").exists():
         raise RuntimeError(f"the run stopped before writing its report; resume it: {out}")
     return load_report(out / "report.json")
+
+
+def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | None = None,
+           target: str | None = None, task: str | None = None, metric: str | None = None,
+           rounds: int = 3, out: str | Path | None = None, seed: int = 0,
+           settings: Settings | None = None, sandbox=None, on_event: Event | None = None):
+    """Diagnose and repair a user's module or script; returns the RepairReport."""
+    from pipesmith.repair_file import repair_file
+    from pipesmith.sandbox.local import LocalSandbox
+
+    settings = settings or Settings()
+    file = Path(file)
+    if not file.is_file():
+        raise InputError(f"file not found: {file}")
+    if rounds < 0:
+        raise InputError("--rounds must be 0 or more")
+    table = None if dataset is None and data is None else _load(dataset, data, target)
+    run_id = new_run_id(file.stem)
+    out = Path(out) if out is not None else settings.runs_dir / f"repair-{run_id}"
+    if out.exists() and any(out.iterdir()):
+        raise InputError(f"output directory {out} is not empty")
+    inputs = frame = None
+    if table is not None:
+        inputs, frame = _resolve(table, task, metric, settings, settings.budget_s, seed, out,
+                                 run_id, f"repair {file.name}")
+    out.mkdir(parents=True, exist_ok=True)
+    if frame is not None:
+        frame.to_parquet(out / "data.parquet", index=False)
+    return repair_file(file.resolve(), out.resolve(), rounds, sandbox or LocalSandbox(), inputs,
+                       timeout_s=settings.run_timeout_s, on_event=on_event)

@@ -106,6 +106,41 @@ def resume(
     _with_progress(budget, quiet, lambda progress: resume_run(run_dir, on_event=progress))
 
 
+@app.command()
+def repair(
+    file: Annotated[Path, typer.Argument(help="A module defining build_pipeline(task), or a plain training script.")],
+    dataset: Annotated[str | None, typer.Option(help="Bundled dataset to score a module on.")] = None,
+    data: Annotated[Path | None, typer.Option(help="CSV or Parquet to score a module on.")] = None,
+    target: Annotated[str | None, typer.Option(help="Target column (with --data).")] = None,
+    task: Annotated[str | None, typer.Option(help="classification, regression or clustering (inferred if omitted).")] = None,
+    rounds: Annotated[int, typer.Option(help="Repair rounds at most.")] = 3,
+    out: Annotated[Path | None, typer.Option(help="Output directory [default: runs/repair-<id>].")] = None,
+) -> None:
+    """Run FILE in the sandbox, diagnose each failure and patch it, up to --rounds times.
+
+    A module is scored by the harness on the data; a script succeeds when it exits 0.
+    Writes the repaired file, a unified diff and report.json to --out. Exit 0 when the
+    final version works, 1 when it does not, 2 for bad input."""
+    from pipesmith.api import repair as repair_code
+
+    def show(event) -> None:
+        a = event["attempt"]
+        d = a.diagnosis
+        what = f"{d.taxonomy_class}.{d.subclass}: {d.summary[:100]}" if d else "works"
+        via = f" (after {a.repair_action})" if a.repair_action else ""
+        err.print(f"{a.id}{via}: {a.status} — {what}", highlight=False, soft_wrap=True)
+
+    try:
+        report = repair_code(file, dataset=dataset, data=data, target=target, task=task,
+                             rounds=rounds, out=out, on_event=show)
+    except InputError as exc:
+        _bad_input(exc)
+    where = report.repaired_file or "unchanged"
+    Console().print(f"{report.status} after {report.rounds_used} round(s): {where}",
+                    soft_wrap=True, highlight=False)
+    raise typer.Exit(0 if report.final_success else 1)
+
+
 @kb_app.command("rebuild")
 def kb_rebuild(kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory.")] = None) -> None:
     """Re-index every record of the log into Chroma."""

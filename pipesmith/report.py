@@ -21,6 +21,7 @@ from pipesmith.agents.schemas import (
 from pipesmith.graph.state import RunState, elapsed_s, repair_depth
 from pipesmith.knowledge_base.store import RepairRecord, RunRecord
 from pipesmith.metrics import get_metric
+from pipesmith.reliability import Reliability, reliability
 from pipesmith.versions import library_versions
 
 SCHEMA_VERSION = 1
@@ -45,6 +46,8 @@ class Report(BaseModel):
     final_success: bool
     first_pass_success: bool
     rounds_used: int
+    reliability: Reliability
+    fault_rate: float
     attempts: list[Attempt]
     ensemble: EnsembleOutcome
     plan: Plan
@@ -93,6 +96,8 @@ def build_report(state: RunState, topology: str) -> Report:
         final_success=final is not None,
         first_pass_success=bool(drafts) and drafts[0].succeeded,
         rounds_used=max((repair_depth(state, a.id) for a in attempts), default=0),
+        reliability=reliability(attempts, final, inputs.max_repair_rounds),
+        fault_rate=inputs.fault_rate,
         attempts=attempts,
         ensemble=state["ensemble"],
         plan=state["plan"],
@@ -156,7 +161,7 @@ def markdown(report: Report) -> str:
         f"- {report.metric}: **{_fmt(report.score)}** "
         f"(dummy baseline {_fmt(report.baseline_score)}), final: {report.final_candidate}",
         f"- repair rounds used: {report.rounds_used}; first draft succeeded: "
-        f"{report.first_pass_success}",
+        f"{report.first_pass_success}; reliability score {report.reliability.score:.3f}",
         f"- time: {report.elapsed_s:.1f}s of {report.budget_s:.0f}s budget, "
         f"{report.sandbox_s:.1f}s inside the sandbox",
         "",

@@ -26,6 +26,7 @@ class ExecJob(BaseModel):
     cpu_time_s: float | None = None
     memory_mb: int | None = None
     disk_mb: int | None = None  # the largest file the job may write
+    max_pids: int | None = 256  # processes and threads together (where cgroups allow)
     env: dict[str, str] = Field(default_factory=dict)
 
 

@@ -17,6 +17,7 @@ import time
 import structlog
 
 from pipesmith.sandbox.base import ExecJob, ExecResult, read_capped
+from pipesmith.sandbox.cgroups import PidsLimit, pids_controller_writable
 
 log = structlog.get_logger(__name__)
 
@@ -54,6 +55,9 @@ class LocalSandbox:
         )
         if not self.isolate_network:
             log.warning("sandbox.no_network_isolation", reason="unshare --net unavailable")
+        self.limit_pids = pids_controller_writable()
+        if not self.limit_pids:
+            log.warning("sandbox.no_process_limit", reason="cgroup v1 pids controller not writable")
         self.poll_s = poll_s
 
     def _environment(self, job: ExecJob) -> dict[str, str]:
@@ -63,8 +67,10 @@ class LocalSandbox:
         env.update(job.env)
         return env
 
-    def _limits(self, job: ExecJob):
+    def _limits(self, job: ExecJob, pids: PidsLimit | None):
         def apply() -> None:
+            if pids is not None:
+                pids.join()
             if job.cpu_time_s is not None:
                 seconds = max(1, int(job.cpu_time_s))
                 resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 5))
@@ -83,15 +89,21 @@ class LocalSandbox:
         before = {p for p in workdir.rglob("*") if p.is_file()}
         stdout_path, stderr_path = workdir / "stdout.log", workdir / "stderr.log"
         command = (["unshare", "--net"] if self.isolate_network else []) + list(job.command)
+        try:
+            pids = PidsLimit(job.max_pids) if self.limit_pids and job.max_pids else None
+        except OSError as exc:
+            return ExecResult(status="infra", detail=f"could not set up the pids cgroup: {exc}")
         started = time.monotonic()
         try:
             with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
                 proc = subprocess.Popen(
                     command, cwd=workdir, env=self._environment(job), stdin=subprocess.DEVNULL,
                     stdout=out, stderr=err, start_new_session=True,
-                    preexec_fn=self._limits(job),
+                    preexec_fn=self._limits(job, pids),
                 )
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:
+            if pids is not None:
+                pids.remove()
             return ExecResult(status="infra", detail=f"could not start the job: {exc}")
         timed_out = False
         try:
@@ -101,13 +113,17 @@ class LocalSandbox:
                 status, usage = self._terminate(proc)
         finally:
             _kill_group(proc.pid, signal.SIGKILL)  # stragglers the job left behind
+        exhausted = pids is not None and pids.exhausted()
+        if pids is not None:
+            pids.remove()
         wall = time.monotonic() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
         exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
         stderr = read_capped(stderr_path)
         return ExecResult(
-            status=_classify(timed_out, exit_code, sig, stderr),
+            status="pids_exhausted" if exhausted and (exit_code or sig)
+            else _classify(timed_out, exit_code, sig, stderr),
             exit_code=exit_code,
             signal=sig,
             wall_s=round(wall, 3),
