@@ -22,8 +22,9 @@ def describe(node: str, update: dict[str, Any]) -> str:
     if node == "plan":
         return "candidates: " + ", ".join(c.name for c in update["plan"].candidates)
     if node in ("draft", "repair", "ensemble") and current is not None:
-        parent = f" (repairs {current.parent})" if current.parent else ""
-        return f"{current.id} {current.name}{parent}"
+        parent = f" (repairs {current.parent}: {current.repair_action})" if current.parent else ""
+        fault = f" [injected fault: {current.injected_fault}]" if current.injected_fault else ""
+        return f"{current.id} {current.name}{parent}{fault}"
     if node == "repair":
         return "no new repair to try; moving on"
     if node == "ensemble":

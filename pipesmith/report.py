@@ -167,15 +167,17 @@ def markdown(report: Report) -> str:
         "",
         "## Attempts",
         "",
-        "| id | parent | candidate | phase | status | score | wall s | peak MB | diagnosis |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| id | parent | candidate | phase | repair | status | score | wall s | peak MB "
+        "| diagnosis |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for a in report.attempts:
         diagnosis = (f"{a.diagnosis.taxonomy_class}.{a.diagnosis.subclass}: "
                      f"{a.diagnosis.summary[:80]}" if a.diagnosis else "")
-        lines.append(f"| {a.id} | {a.parent or ''} | {a.candidate} | {a.phase} | {a.status} | "
-                     f"{_fmt(a.score)} | {a.wall_s:.1f} | {a.peak_mem_mb:.0f} | "
-                     f"{diagnosis.replace('|', '/')} |")
+        fault = f" (injected: {a.injected_fault})" if a.injected_fault else ""
+        lines.append(f"| {a.id} | {a.parent or ''} | {a.candidate}{fault} | {a.phase} | "
+                     f"{a.repair_action or ''} | {a.status} | {_fmt(a.score)} | {a.wall_s:.1f} | "
+                     f"{a.peak_mem_mb:.0f} | {diagnosis.replace('|', '/')} |")
     e = report.ensemble
     lines += ["", "## Ensemble", "",
               f"{e.strategy}: members {', '.join(e.members) or '-'}, estimated "
