@@ -11,6 +11,7 @@ import importlib.util
 import sys
 from importlib.machinery import PathFinder
 
+from pipesmith.agents import static_checks
 from pipesmith.agents.schemas import Issue
 
 
@@ -41,21 +42,27 @@ def _resolvable(module: str) -> bool:
 
 
 class Prevalidator:
+    """Static checks; the smoke run is the executor's (see graph/nodes.py: prevalidate)."""
+
     def check_script(self, code: str) -> list[Issue]:
-        """Syntax and imports: what any script must pass."""
+        """What any script must pass: syntax, imports, declared requirements, the installed
+        API, plus security advisories."""
         try:
             tree = ast.parse(code)
         except SyntaxError as exc:
             return [Issue(taxonomy_class="syntax", subclass="invalid_syntax",
                           message=f"SyntaxError: {exc.msg}", line=exc.lineno)]
-        return [
+        missing = [
             Issue(taxonomy_class="import", subclass="missing_module",
                   message=f"No module named {module!r} in the sandbox runtime", line=line)
             for module, line in _top_level_imports(tree) if not _resolvable(module)
         ]
+        return (missing + static_checks.check_requirements(code, tree)
+                + static_checks.check_imported_names(tree) + static_checks.check_attributes(tree)
+                + static_checks.check_calls(tree) + static_checks.check_security(tree))
 
-    def check(self, code: str) -> list[Issue]:
-        """check_script, plus the build_pipeline(task) contract of a candidate module."""
+    def check(self, code: str, columns: list[str] | None = None) -> list[Issue]:
+        """check_script, the build_pipeline(task) contract, and the data's columns."""
         issues = self.check_script(code)
         if issues and issues[0].taxonomy_class == "syntax":
             return issues
@@ -69,4 +76,8 @@ class Prevalidator:
             issues.append(Issue(taxonomy_class="contract", subclass="no_build_pipeline",
                                 message="build_pipeline must take exactly one argument, task",
                                 line=builders[0].lineno))
-        return issues
+        return issues + static_checks.check_columns(tree, columns or [])
+
+
+def blocking(issues: list[Issue]) -> list[Issue]:
+    return [issue for issue in issues if not issue.advisory]

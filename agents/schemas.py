@@ -45,6 +45,7 @@ class RunInputs(Frozen):
     disk_mb: int = 1024
     cv_folds: int = 3
     fault_rate: float = 0.0  # recorded so the report says when faults were injected
+    smoke_rows: int = 300  # rows of the smoke run; 0 turns it off
     rows_dropped_missing_target: int = 0
 
 
@@ -137,6 +138,7 @@ class Issue(Frozen):
     subclass: str
     message: str
     line: int | None = None
+    advisory: bool = False  # reported, never blocking (e.g. the sandbox enforces it anyway)
 
 
 class Diagnosis(Frozen):
@@ -180,6 +182,15 @@ class Attempt(Frozen):
     cpu_s: float = 0.0
     peak_mem_mb: float = 0.0
     exit_code: int | None = None
+    smoke: bool = False  # the failure was caught by the smoke run, not the full run
+    smoke_s: float = 0.0  # what the smoke run cost
+    predicted_mem_mb: float | None = None  # resource prediction before the run ...
+    mem_bound_mb: float | None = None  # ... its 95% upper bounds ...
+    predicted_wall_s: float | None = None
+    wall_bound_s: float | None = None
+    memory_limit_mb: int | None = None  # ... and the limits the run got from them
+    timeout_s: float | None = None
+    resource_adjustment: str | None = None  # e.g. shrink_model when the bound did not fit
     fold_scores: list[float] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     repair_action: str | None = None

@@ -5,15 +5,28 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import structlog
 from langgraph.runtime import Runtime
 
+from pipesmith.agents import repairs
+from pipesmith.agents.prevalidator import blocking
 from pipesmith.agents.profiler import profile_table
-from pipesmith.agents.schemas import Attempt, Candidate, RepairRequest
+from pipesmith.agents.repairs import RepairContext
+from pipesmith.agents.resources import predict as predict_resources
+from pipesmith.agents.resources import sized_from_code
+from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, RepairRequest
 from pipesmith.graph.context import Deps
 from pipesmith.graph.state import RunState, elapsed_s, lineage, next_candidate_id
 from pipesmith.sandbox.base import ExecResult
 
+log = structlog.get_logger(__name__)
 MIN_RUN_TIMEOUT_S = 5.0
+MEMORY_LIMIT_FLOOR_MB = 512  # never limit a run below this, whatever the prediction
+MIN_PREDICTED_TIMEOUT_S = 30.0  # never time a run out sooner than this, ...
+TIMEOUT_SLACK = 3.0  # ... or than this many times the predicted wall-time bound
+RESOURCE_GUARD = Diagnosis(taxonomy_class="resource", subclass="out_of_memory",
+                           severity="recoverable", summary="predicted to exceed its limits")
+SMOKE_WHEN_ROWS_OVER = 2  # smoke only when the data has this many times the sample's rows
 ERROR_TAIL_CHARS = 20_000
 
 
@@ -63,24 +76,61 @@ def draft(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 
 def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
-    candidate = state["current"]
-    issues = runtime.context.prevalidator.check(candidate.code)
-    if not issues:
+    """Static checks, then a smoke run on a sample when the data is large enough for the
+    sample to be cheaper than the full run."""
+    candidate, inputs, profile = state["current"], state["inputs"], state["profile"]
+    columns = [c.name for c in profile.columns] + ([inputs.target] if inputs.target else [])
+    issues = runtime.context.prevalidator.check(candidate.code, columns)
+    for advisory in [i for i in issues if i.advisory]:
+        log.info("prevalidate.advisory", candidate=candidate.id, line=advisory.line,
+                 message=advisory.message)
+    failing = blocking(issues)
+    rejected = dict(id=candidate.id, parent=candidate.parent, candidate=candidate.name,
+                    phase=candidate.phase, repair_action=candidate.repair_action,
+                    injected_fault=candidate.injected_fault,
+                    workdir=str(attempt_dir(state, candidate)))
+    if failing:
+        return {"attempts": {candidate.id: Attempt(status="rejected", issues=failing,
+                                                   **rejected)}}
+    wants_smoke = candidate.phase != "ensemble" and inputs.smoke_rows > 0 and \
+        profile.n_rows > SMOKE_WHEN_ROWS_OVER * inputs.smoke_rows
+    if not wants_smoke:
         return {}
-    rejected = Attempt(id=candidate.id, parent=candidate.parent, candidate=candidate.name,
-                       phase=candidate.phase, status="rejected", issues=issues,
-                       repair_action=candidate.repair_action,
-                       injected_fault=candidate.injected_fault,
-                       workdir=str(attempt_dir(state, candidate)))
-    return {"attempts": {candidate.id: rejected}}
+    result, _ = runtime.context.executor.smoke(
+        candidate, inputs, attempt_dir(state, candidate) / "smoke")
+    measured = {"wall_s": result.wall_s, "peak_mem_mb": result.peak_mem_mb}
+    if result.ok:
+        return {"smoke": {candidate.id: measured}}
+    failed = Attempt(status=result.status, smoke=True, smoke_s=result.wall_s,
+                     wall_s=result.wall_s, cpu_s=result.cpu_s, peak_mem_mb=result.peak_mem_mb,
+                     exit_code=result.exit_code, error_tail=result.stderr[-ERROR_TAIL_CHARS:],
+                     **rejected)
+    return {"attempts": {candidate.id: failed}, "smoke": {candidate.id: measured}}
 
 
 def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
-    candidate, inputs = state["current"], state["inputs"]
+    """Predict the run's resources, size its limits from the bound (shrinking the model
+    first when the bound would not fit), run it, and judge what came back."""
+    candidate, inputs, profile = state["current"], state["inputs"], state["profile"]
     remaining = inputs.budget_s - elapsed_s(state)
-    timeout = min(inputs.run_timeout_s, max(remaining, MIN_RUN_TIMEOUT_S))
+    kb = runtime.context.kb
+    smoke = (state.get("smoke") or {}).get(candidate.id)
+    prediction = predict_resources(profile, sized_from_code(candidate.spec, candidate.code),
+                                   inputs.cv_folds, smoke,
+                                   inputs.smoke_rows, kb.executions() if kb else [])
+    adjustment = None
+    if prediction.mem_bound_mb > inputs.memory_mb or prediction.wall_bound_s > min(
+            remaining, inputs.run_timeout_s):
+        shrunk = repairs.apply("shrink_model", candidate.code, RESOURCE_GUARD, RepairContext())
+        if shrunk is not None:
+            candidate, adjustment = candidate.model_copy(update={"code": shrunk}), "shrink_model"
+            save_code(state, candidate)
+    memory_mb = int(min(inputs.memory_mb, max(MEMORY_LIMIT_FLOOR_MB, prediction.mem_bound_mb)))
+    timeout = min(inputs.run_timeout_s, max(remaining, MIN_RUN_TIMEOUT_S),
+                  max(MIN_PREDICTED_TIMEOUT_S, TIMEOUT_SLACK * prediction.wall_bound_s))
     workdir = attempt_dir(state, candidate)
-    result, metrics = runtime.context.executor.run(candidate, inputs, workdir, timeout)
+    result, metrics = runtime.context.executor.run(candidate, inputs, workdir, timeout,
+                                                   memory_mb=memory_mb)
     metrics = metrics or {}
     judged = None
     if result.ok:  # it ran; is the result worth trusting?
@@ -92,12 +142,20 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
         diagnosis=judged, score=metrics.get("score"),
         fold_scores=metrics.get("fold_scores", []), warnings=metrics.get("warnings", []),
         repair_action=candidate.repair_action, injected_fault=candidate.injected_fault,
+        smoke_s=(smoke or {}).get("wall_s", 0.0),
+        predicted_mem_mb=prediction.peak_mem_mb, mem_bound_mb=prediction.mem_bound_mb,
+        predicted_wall_s=prediction.wall_s, wall_bound_s=prediction.wall_bound_s,
+        memory_limit_mb=memory_mb, timeout_s=round(timeout, 1),
+        resource_adjustment=adjustment,
         baseline_score=metrics.get("baseline_score"), wall_s=result.wall_s, cpu_s=result.cpu_s,
         peak_mem_mb=result.peak_mem_mb, exit_code=result.exit_code, workdir=str(workdir),
         error_tail=(result.stderr + ("\n" + result.detail if result.detail else ""))[
             -ERROR_TAIL_CHARS:],
     )
-    return {"attempts": {candidate.id: attempt}}
+    update = {"attempts": {candidate.id: attempt}}
+    if adjustment:  # the code that ran is the code the run keeps
+        update |= {"current": candidate, "candidates": {candidate.id: candidate}}
+    return update
 
 
 def diagnose(state: RunState, runtime: Runtime[Deps]) -> dict:

@@ -44,6 +44,7 @@ class RunState(TypedDict, total=False):
     current: Candidate | None  # the candidate being validated, run, diagnosed or repaired
     candidates: Annotated[dict[str, Candidate], merge]
     attempts: Annotated[dict[str, Attempt], merge]
+    smoke: Annotated[dict[str, dict], merge]  # smoke-run measurements per candidate
     proposal: EnsembleProposal | None
     ensemble: EnsembleOutcome | None
     timings: Annotated[dict[str, float], add_times]

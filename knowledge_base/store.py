@@ -46,6 +46,7 @@ class RunRecord(BaseModel):
     resources: dict[str, float]
     versions: dict[str, str]
     topology: str
+    executions: list[dict[str, Any]] = Field(default_factory=list)  # predicted vs measured
 
 
 class RepairRecord(BaseModel):
@@ -160,6 +161,10 @@ class KnowledgeBase:
 
     def repairs(self) -> list[RepairRecord]:
         return [RepairRecord.model_validate(r) for r in self._raw() if r.get("kind") == "repair"]
+
+    def executions(self) -> list[dict[str, Any]]:
+        """Every full run's predicted and measured resources, for the predictor's margins."""
+        return [e for record in self.records() for e in record.executions]
 
     def fixes_for(self, signature: str) -> list[str]:
         """Actions that fixed this error signature before, best fix rate first."""

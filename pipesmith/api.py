@@ -102,8 +102,23 @@ def _resolve(table: Table, task: str | None, metric: str | None, settings: Setti
         max_repair_rounds=settings.max_repair_rounds, run_timeout_s=settings.run_timeout_s,
         n_jobs=settings.n_jobs, test_size=settings.test_size, memory_mb=settings.memory_mb,
         disk_mb=settings.disk_mb, cv_folds=settings.cv_folds, fault_rate=settings.fault_rate,
+        smoke_rows=settings.smoke_rows,
         rows_dropped_missing_target=len(table.frame) - len(frame),
     )
+    return inputs, frame
+
+
+def prepare_inputs(folder: Path, *, dataset: str | None = None, data: str | Path | None = None,
+                   target: str | None = None, task: str | None = None,
+                   metric: str | None = None, seed: int = 0, settings: Settings | None = None):
+    """RunInputs and the prepared table, written to folder/data.parquet: what a run's graph
+    starts from, for benchmarks and tools that drive the agents directly."""
+    settings = settings or Settings()
+    table = _load(dataset, data, target)
+    folder.mkdir(parents=True, exist_ok=True)
+    inputs, frame = _resolve(table, task, metric, settings, settings.budget_s, seed, folder,
+                             new_run_id(table.source), None)
+    frame.to_parquet(folder / "data.parquet", index=False)
     return inputs, frame
 
 
@@ -207,3 +222,29 @@ def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | N
         frame.to_parquet(out / "data.parquet", index=False)
     return repair_file(file.resolve(), out.resolve(), rounds, sandbox or LocalSandbox(), inputs,
                        timeout_s=settings.run_timeout_s, on_event=on_event)
+
+
+def validate(file: str | Path, *, dataset: str | None = None, data: str | Path | None = None,
+             target: str | None = None, task: str | None = None, metric: str | None = None,
+             seed: int = 0, settings: Settings | None = None, sandbox=None):
+    """Static checks, and with data a smoke run and a resource prediction; nothing written."""
+    import tempfile
+
+    from pipesmith.knowledge_base.store import KnowledgeBase
+    from pipesmith.sandbox.local import LocalSandbox
+    from pipesmith.validate_file import validate_file
+
+    settings = settings or Settings()
+    file = Path(file)
+    if not file.is_file():
+        raise InputError(f"file not found: {file}")
+    history = KnowledgeBase(settings.kb_dir).executions() if settings.use_kb else []
+    if dataset is None and data is None:
+        return validate_file(file, sandbox or LocalSandbox(), None, history)
+    table = _load(dataset, data, target)
+    with tempfile.TemporaryDirectory(prefix="pipesmith-validate-") as tmp:
+        out = Path(tmp)
+        inputs, frame = _resolve(table, task, metric, settings, settings.budget_s, seed, out,
+                                 "validate", f"validate {file.name}")
+        frame.to_parquet(out / "data.parquet", index=False)
+        return validate_file(file, sandbox or LocalSandbox(), inputs, history)

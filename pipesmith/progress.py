@@ -31,8 +31,11 @@ def describe(node: str, update: dict[str, Any]) -> str:
         return "no ensemble beats the best single candidate"
     if node == "prevalidate":
         if not attempts:
-            return "static checks passed"
+            smoke = (update.get("smoke_s") or {})
+            return "static checks and smoke run passed" if smoke else "static checks passed"
         a = next(iter(attempts.values()))
+        if a.smoke:
+            return f"{a.id} failed its smoke run on a sample ({a.status}, {a.smoke_s:.1f}s)"
         return f"{a.id} rejected: {a.issues[0].message}"
     if node == "execute":
         a = next(iter(attempts.values()))

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from pipesmith.agents.coder import Coder
 from pipesmith.agents.diagnostician import Diagnostician
 from pipesmith.agents.executor import Executor
-from pipesmith.agents.prevalidator import Prevalidator
+from pipesmith.agents.prevalidator import Prevalidator, blocking
 from pipesmith.agents.profiler import profile_table
 from pipesmith.agents.schemas import Candidate, Diagnosis, RepairRequest, RunInputs
 from pipesmith.errors import InputError
@@ -91,8 +91,8 @@ def repair_file(path: Path, out: Path, rounds: int, sandbox: Sandbox,
         workdir = out / "attempts" / candidate.id
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / path.name).write_text(candidate.code)
-        issues = checks.check(candidate.code) if mode == "module" else \
-            checks.check_script(candidate.code)
+        issues = blocking(checks.check(candidate.code, columns) if mode == "module"
+                          else checks.check_script(candidate.code))
         score, wall = None, 0.0
         if issues:
             status, diagnosis = "rejected", doctor.diagnose_issues(issues, candidate.code)

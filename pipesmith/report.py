@@ -56,7 +56,8 @@ class Report(BaseModel):
     rows_dropped_missing_target: int
     timings: dict[str, float]
     elapsed_s: float
-    sandbox_s: float
+    sandbox_s: float  # full runs
+    smoke_s: float  # smoke runs (pre-validation on a sample)
     budget_s: float
     seed: int
     topology: str
@@ -106,7 +107,8 @@ def build_report(state: RunState, topology: str) -> Report:
         rows_dropped_missing_target=inputs.rows_dropped_missing_target,
         timings=state.get("timings") or {},
         elapsed_s=round(elapsed_s(state), 3),
-        sandbox_s=round(sum(a.wall_s for a in attempts), 3),
+        sandbox_s=round(sum(a.wall_s for a in attempts if not a.smoke), 3),
+        smoke_s=round(sum(a.smoke_s for a in attempts), 3),
         budget_s=inputs.budget_s,
         seed=inputs.seed,
         topology=topology,
@@ -226,6 +228,14 @@ def run_record(report: Report, state: RunState) -> RunRecord:
         resources={"elapsed_s": report.elapsed_s, "sandbox_s": report.sandbox_s,
                    "peak_mem_mb": max((a.peak_mem_mb for a in report.attempts), default=0.0)},
         versions=report.versions, topology=report.topology,
+        executions=[
+            {"family": state["candidates"][a.id].spec.family
+             if state["candidates"][a.id].spec else a.candidate,
+             "rows": profile.n_rows, "columns": profile.n_columns,
+             "predicted_mem_mb": a.predicted_mem_mb, "measured_mem_mb": a.peak_mem_mb,
+             "predicted_wall_s": a.predicted_wall_s, "measured_wall_s": a.wall_s}
+            for a in report.attempts
+            if a.predicted_mem_mb and a.status in ("ok", "poor") and a.phase != "ensemble"],
     )
 
 

@@ -27,4 +27,5 @@ class Settings(BaseSettings):
     kb_dir: Path = default_kb_dir()
     use_kb: bool = True
     topology: str = "full"
+    smoke_rows: int = 300  # rows of the smoke run before each full run; 0 turns it off
     fault_rate: float = 0.0  # inject a realistic fault into this share of drafts (research)

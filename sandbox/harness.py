@@ -39,6 +39,21 @@ def split_data(frame: pd.DataFrame, target: str, task_type: str, seed: int, test
     return train_test_split(X, y, test_size=test_size, random_state=seed, stratify=stratify)
 
 
+def sample_rows(frame: pd.DataFrame, job: dict) -> pd.DataFrame:
+    """A seeded sample for the smoke run, stratified by class where every class can be."""
+    from sklearn.model_selection import train_test_split
+
+    target = job.get("target")
+    y = frame[target] if target and job["task_type"] == "classification" else None
+    stratify = y if y is not None and y.value_counts().min() >= 2 else None
+    try:
+        sample, _ = train_test_split(frame, train_size=job["sample_rows"],
+                                     random_state=job["seed"], stratify=stratify)
+    except ValueError:  # too many classes for the sample: fall back to a plain one
+        sample = frame.sample(n=job["sample_rows"], random_state=job["seed"])
+    return sample.reset_index(drop=True)
+
+
 def load_candidate(path: Path):
     spec = importlib.util.spec_from_file_location("candidate", path)
     module = importlib.util.module_from_spec(spec)
@@ -196,6 +211,8 @@ def main(argv: list[str]) -> int:
     job = json.loads(job_path.read_text())
     out = job_path.parent
     frame = pd.read_parquet(job["data_path"])
+    if job.get("sample_rows") and len(frame) > job["sample_rows"]:
+        frame = sample_rows(frame, job)
     try:
         module = load_candidate(Path(job["candidate_path"]))
         runner = run_clustering if job["task_type"] == "clustering" else run_supervised

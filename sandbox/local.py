@@ -17,7 +17,7 @@ import time
 import structlog
 
 from pipesmith.sandbox.base import ExecJob, ExecResult, read_capped
-from pipesmith.sandbox.cgroups import PidsLimit, pids_controller_writable
+from pipesmith.sandbox.cgroups import MemoryLimit, PidsLimit, writable
 
 log = structlog.get_logger(__name__)
 
@@ -55,9 +55,11 @@ class LocalSandbox:
         )
         if not self.isolate_network:
             log.warning("sandbox.no_network_isolation", reason="unshare --net unavailable")
-        self.limit_pids = pids_controller_writable()
-        if not self.limit_pids:
-            log.warning("sandbox.no_process_limit", reason="cgroup v1 pids controller not writable")
+        self.limit_pids = writable("pids")
+        self.limit_memory = writable("memory")
+        if not (self.limit_pids and self.limit_memory):
+            log.warning("sandbox.no_cgroup_limits", pids=self.limit_pids,
+                        memory=self.limit_memory, fallback="RLIMIT_AS for memory")
         self.poll_s = poll_s
 
     def _environment(self, job: ExecJob) -> dict[str, str]:
@@ -67,17 +69,17 @@ class LocalSandbox:
         env.update(job.env)
         return env
 
-    def _limits(self, job: ExecJob, pids: PidsLimit | None):
+    def _limits(self, job: ExecJob, groups: list):
         def apply() -> None:
-            if pids is not None:
-                pids.join()
+            for group in groups:
+                group.join()
             if job.cpu_time_s is not None:
                 seconds = max(1, int(job.cpu_time_s))
                 resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 5))
             if job.disk_mb is not None:
                 size = job.disk_mb << 20
                 resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-            if job.memory_mb is not None:
+            if job.memory_mb is not None and not self.limit_memory:
                 limit = max(job.memory_mb, RLIMIT_AS_FLOOR_MB) << 20
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
@@ -91,19 +93,21 @@ class LocalSandbox:
         command = (["unshare", "--net"] if self.isolate_network else []) + list(job.command)
         try:
             pids = PidsLimit(job.max_pids) if self.limit_pids and job.max_pids else None
+            memory = MemoryLimit(job.memory_mb) if self.limit_memory and job.memory_mb else None
         except OSError as exc:
-            return ExecResult(status="infra", detail=f"could not set up the pids cgroup: {exc}")
+            return ExecResult(status="infra", detail=f"could not set up the cgroups: {exc}")
+        groups = [g for g in (pids, memory) if g is not None]
         started = time.monotonic()
         try:
             with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
                 proc = subprocess.Popen(
                     command, cwd=workdir, env=self._environment(job), stdin=subprocess.DEVNULL,
                     stdout=out, stderr=err, start_new_session=True,
-                    preexec_fn=self._limits(job, pids),
+                    preexec_fn=self._limits(job, groups),
                 )
         except (OSError, subprocess.SubprocessError) as exc:
-            if pids is not None:
-                pids.remove()
+            for group in groups:
+                group.remove()
             return ExecResult(status="infra", detail=f"could not start the job: {exc}")
         timed_out = False
         try:
@@ -114,15 +118,17 @@ class LocalSandbox:
         finally:
             _kill_group(proc.pid, signal.SIGKILL)  # stragglers the job left behind
         exhausted = pids is not None and pids.exhausted()
-        if pids is not None:
-            pids.remove()
+        oom_killed = memory is not None and memory.oom_killed()
+        for group in groups:
+            group.remove()
         wall = time.monotonic() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
         exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
         stderr = read_capped(stderr_path)
         return ExecResult(
-            status="pids_exhausted" if exhausted and (exit_code or sig)
+            status="oom" if oom_killed and (exit_code or sig)
+            else "pids_exhausted" if exhausted and (exit_code or sig)
             else _classify(timed_out, exit_code, sig, stderr),
             exit_code=exit_code,
             signal=sig,

@@ -15,7 +15,7 @@ from pipesmith.agents.diagnostician import Diagnostician
 from pipesmith.agents.executor import Executor
 from pipesmith.agents.faults import OPERATORS, FaultContext, FaultInjectingCoder
 from pipesmith.agents.planner import Planner
-from pipesmith.agents.prevalidator import Prevalidator
+from pipesmith.agents.prevalidator import Prevalidator, blocking
 from pipesmith.agents.profiler import profile_table
 from pipesmith.agents.schemas import Candidate, RepairRequest
 from pipesmith.agents.taxonomy import TAXONOMY
@@ -175,7 +175,7 @@ def diagnose_case(sandbox, tmp_path, dataset, task_type, code, timeout_s=8.0):
         inputs, frame = make_inputs(tmp_path, dataset, task_type=task_type)
     profile = profile_table(frame, inputs.target, inputs.task_type)
     doctor = Diagnostician()
-    issues = Prevalidator().check(code)
+    issues = blocking(Prevalidator().check(code))
     if issues:
         return doctor.diagnose_issues(issues, code), None
     candidate = Candidate(id="a1", name="case", phase="draft", code=code)
@@ -241,7 +241,7 @@ def test_each_injected_fault_is_diagnosed_and_repaired(operator, breast_cancer, 
     history, tried, codes, trail = [], [], [], []
     for round_ in range(4):  # the draft and at most three repairs
         codes.append(candidate.code)
-        issues = checks.check(candidate.code)
+        issues = blocking(checks.check(candidate.code))
         diagnosis = doctor.diagnose_issues(issues, candidate.code) if issues else None
         if not issues:
             result, metrics = executor.run(candidate, inputs, tmp_path / candidate.id, 10)
@@ -351,8 +351,10 @@ def test_repair_a_plain_script(tmp_path):
     assert done.returncode == 0, done.stderr
     report = json.loads((out / "report.json").read_text())
     assert report["mode"] == "script" and report["final_success"]
+    # The parameter is caught before the script runs; the column only when it does.
     assert [a["diagnosis"]["subclass"] for a in report["attempts"][:-1]] == [
-        "missing_column", "invalid_parameter"]
+        "invalid_parameter", "missing_column"]
+    assert report["attempts"][0]["status"] == "rejected"
     fixed = (out / "train.py").read_text()
     assert "['rooms', 'area']" in fixed and "max_features" not in fixed
 

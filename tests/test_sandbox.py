@@ -101,3 +101,18 @@ def test_missing_command_is_infra_or_error(sandbox, tmp_path):
     result = sandbox.run(ExecJob(command=["/no/such/binary"], workdir=tmp_path))
     assert result.status in ("infra", "error")
     assert result.status != "ok"
+
+
+def test_memory_limit_kills_a_process_that_grows_past_it(sandbox, tmp_path, python):
+    if not sandbox.limit_memory:
+        pytest.skip("the memory cgroup controller is not writable here")
+    code = "chunks = []\nwhile True:\n    chunks.append(bytearray(50 << 20))\n"
+    result = sandbox.run(job(tmp_path, python, code, memory_mb=300, timeout_s=60))
+    assert result.status == "oom"
+    assert result.peak_mem_mb < 400
+
+
+def test_memory_limit_leaves_a_normal_run_alone(sandbox, tmp_path, python):
+    code = "import numpy, sklearn.ensemble\nprint(len(bytearray(100 << 20)))\n"
+    result = sandbox.run(job(tmp_path, python, code, memory_mb=512))
+    assert result.status == "ok", result.stderr
