@@ -76,7 +76,24 @@ class Prevalidator:
             issues.append(Issue(taxonomy_class="contract", subclass="no_build_pipeline",
                                 message="build_pipeline must take exactly one argument, task",
                                 line=builders[0].lineno))
+        else:
+            issues += _literal_returns(builders[0])
         return issues + static_checks.check_columns(tree, columns or [])
+
+
+LITERALS = {ast.Tuple: "tuple", ast.List: "list", ast.Dict: "dict", ast.Constant: "a constant",
+            ast.JoinedStr: "str", ast.Set: "set"}
+
+
+def _literal_returns(builder: ast.FunctionDef) -> list[Issue]:
+    """`return model, params` and friends: a literal is never an estimator."""
+    own = [n for n in ast.walk(builder) if isinstance(n, ast.Return) and n.value is not None
+           and not any(isinstance(f, (ast.FunctionDef, ast.Lambda, ast.ClassDef))
+                       and f is not builder and n in ast.walk(f) for f in ast.walk(builder))]
+    return [Issue(taxonomy_class="contract", subclass="wrong_return_type", line=n.lineno,
+                  message=f"build_pipeline returned {LITERALS[type(n.value)]}, "
+                          "which lacks fit, predict")
+            for n in own if type(n.value) in LITERALS]
 
 
 def blocking(issues: list[Issue]) -> list[Issue]:

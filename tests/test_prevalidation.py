@@ -37,6 +37,8 @@ STATIC = {
     "import.version_conflict": "from sklearn.preprocessing import Imputer\n\n"
                                "def build_pipeline(task):\n"
                                "    return make_pipeline(Imputer(), LogisticRegression())\n",
+    "contract.wrong_return_type": "def build_pipeline(task):\n"
+                                  "    return LogisticRegression(), {'C': 1.0}\n",
     "data_flow.missing_column": "def build_pipeline(task):\n    return make_pipeline("
                                 "ColumnTransformer([('n', 'passthrough', ['sepal length (cm)', "
                                 "'petal widht (cm)'])]), LogisticRegression())\n",
