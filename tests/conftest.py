@@ -45,22 +45,14 @@ def write(path: Path, text: str) -> Path:
 
 
 def make_inputs(tmp_path: Path, dataset: str = "iris", task_type: str | None = None, **extra):
-    """A prepared table in tmp_path and the RunInputs that point at it."""
-    from pipesmith.agents.schemas import RunInputs
-    from pipesmith.datasets import infer_metric, infer_task_type, load_bundled, prepare
+    """A prepared table in tmp_path and the RunInputs that point at it (one job per run)."""
+    from pipesmith.api import prepare_inputs
+    from pipesmith.settings import Settings
 
-    table = load_bundled(dataset)
-    task_type = task_type or infer_task_type(table.frame[table.target])
-    frame = prepare(table, task_type)
-    data_path = tmp_path / "data.parquet"
-    frame.to_parquet(data_path, index=False)
-    values = dict(
-        run_id="test", task_text=f"{task_type} on {dataset}", dataset=dataset,
-        data_path=str(data_path), target=table.target, task_type=task_type,
-        metric=infer_metric(task_type, frame[table.target]), out_dir=str(tmp_path), n_jobs=1,
-    )
-    values.update(extra)
-    return RunInputs(**values), frame
+    inputs, frame = prepare_inputs(tmp_path, dataset=dataset, task=task_type,
+                                   metric=extra.pop("metric", None),
+                                   settings=Settings(n_jobs=1, kb_dir=tmp_path / "kb"))
+    return inputs.model_copy(update=extra), frame
 
 
 @pytest.fixture
