@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pipesmith.agents.schemas import Diagnosis
+from pipesmith.agents.static_checks import imported_names
 
 
 @dataclass(frozen=True)
@@ -94,22 +95,9 @@ def _calls(tree: ast.AST, name: str | None = None) -> list[ast.Call]:
             and (name is None or _callee(n) == name)]
 
 
-def _imported_names(tree: ast.AST) -> dict[str, str]:
-    """Local name -> module it was imported from (`from m import n`) or module (`import m`)."""
-    names = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for alias in node.names:
-                names[alias.asname or alias.name] = f"{node.module}:{alias.name}"
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                names[alias.asname or alias.name.split(".")[0]] = alias.name
-    return names
-
-
 def _resolve(tree: ast.AST, name: str):
     """The installed object the code means by `name`, or None."""
-    target = _imported_names(tree).get(name)
+    target = imported_names(tree).get(name)
     if target is None:
         return None
     module, _, attr = target.partition(":")
@@ -470,7 +458,7 @@ def replace_attribute(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> st
         return None
     module_name, attr = found.groups()
     tree = ast.parse(code)
-    aliases = {local for local, target in _imported_names(tree).items() if target == module_name}
+    aliases = {local for local, target in imported_names(tree).items() if target == module_name}
     nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr
              and isinstance(n.value, ast.Name) and n.value.id in aliases]
     if not nodes:

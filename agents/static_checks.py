@@ -27,7 +27,7 @@ PROCESS_CALLS = ("os.system", "os.popen", "subprocess", "eval", "exec", "os.fork
 _MISSING = object()
 
 
-def _imported(tree: ast.AST) -> dict[str, str]:
+def imported_names(tree: ast.AST) -> dict[str, str]:
     """Local name -> "module:attr" (from-imports) or "module" (plain imports)."""
     names = {}
     for node in ast.walk(tree):
@@ -97,7 +97,7 @@ def check_imported_names(tree: ast.AST) -> list[Issue]:
 
 
 def check_attributes(tree: ast.AST) -> list[Issue]:
-    names = _imported(tree)
+    names = imported_names(tree)
     issues = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
@@ -113,7 +113,7 @@ def check_attributes(tree: ast.AST) -> list[Issue]:
 def check_calls(tree: ast.AST) -> list[Issue]:
     """Keywords against the installed signature; literal values against scikit-learn's
     parameter constraints."""
-    names = _imported(tree)
+    names = imported_names(tree)
     issues = []
     for call in [n for n in ast.walk(tree) if isinstance(n, ast.Call)]:
         target = resolve(call.func, names)

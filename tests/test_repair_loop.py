@@ -45,7 +45,8 @@ CASES: dict[str, tuple[str, str, str]] = {
                                "            time.sleep(30)\n            os._exit(0)\n"),
     "resource.disk": ("iris", "classification",
                       "def build_pipeline(task):\n    with open('big.bin', 'wb') as f:\n"
-                      "        f.write(b'x' * (1100 << 20))\n"),
+                      "        for _ in range(20):\n"
+                      "            f.write(b'x' * (8 << 20))\n"),
     "infrastructure.sandbox": ("iris", "classification",
                                "def build_pipeline(task):\n    import signal\n"
                                "    os.kill(os.getpid(), signal.SIGKILL)\n"),
@@ -173,6 +174,7 @@ def diagnose_case(sandbox, tmp_path, dataset, task_type, code, timeout_s=8.0):
         inputs, frame = leaky_inputs(tmp_path)
     else:
         inputs, frame = make_inputs(tmp_path, dataset, task_type=task_type)
+    inputs = inputs.model_copy(update={"disk_mb": 64})  # small, so the disk case is quick
     profile = profile_table(frame, inputs.target, inputs.task_type)
     doctor = Diagnostician()
     issues = blocking(Prevalidator().check(code))
