@@ -68,6 +68,11 @@ class DataProfile(Frozen):
     target_std: float | None = None
     leak_suspects: list[str] = Field(default_factory=list)  # features that nearly equal y
 
+    @property
+    def table_columns(self) -> list[str]:
+        """Every column of the table the harness loads: the features and the target."""
+        return [c.name for c in self.columns] + ([self.target] if self.target else [])
+
     def names(self, kind: ColumnKind) -> list[str]:
         return [c.name for c in self.columns if c.kind == kind]
 

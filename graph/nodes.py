@@ -79,8 +79,7 @@ def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
     """Static checks, then a smoke run on a sample when the data is large enough for the
     sample to be cheaper than the full run."""
     candidate, inputs, profile = state["current"], state["inputs"], state["profile"]
-    columns = [c.name for c in profile.columns] + ([inputs.target] if inputs.target else [])
-    issues = runtime.context.prevalidator.check(candidate.code, columns)
+    issues = runtime.context.prevalidator.check(candidate.code, profile.table_columns)
     for advisory in [i for i in issues if i.advisory]:
         log.info("prevalidate.advisory", candidate=candidate.id, line=advisory.line,
                  message=advisory.message)

@@ -68,7 +68,7 @@ def validate_file(path: Path, sandbox: Sandbox, inputs: RunInputs | None,
 
         profile = profile_table(pd.read_parquet(inputs.data_path), inputs.target,
                                 inputs.task_type)
-    columns = [c.name for c in profile.columns] + [inputs.target] if profile else []
+    columns = profile.table_columns if profile else []
     issues = checks.check(code, columns) if mode == "module" else checks.check_script(code)
     smoke = prediction = None
     if mode == "module" and inputs is not None and not blocking(issues):
