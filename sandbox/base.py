@@ -1,4 +1,4 @@
-"""The sandbox seam: Sandbox.run(job) -> ExecResult."""
+"""The sandbox seam: Sandbox.run(job) -> ExecResult, the same contract for every backend."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ ExecStatus = Literal[
 ]
 OUTPUT_CAP_BYTES = 1 << 20
 TRUNCATION_MARKER = "\n[... output truncated by the sandbox ...]\n"
+KILL_GRACE_S = 2.0  # between SIGTERM and SIGKILL when a run overstays its time
 
 
 class ExecJob(BaseModel):
@@ -25,9 +26,12 @@ class ExecJob(BaseModel):
     timeout_s: float = 120.0
     cpu_time_s: float | None = None
     memory_mb: int | None = None
-    disk_mb: int | None = None  # the largest file the job may write
+    disk_mb: int | None = None  # what the job may write in all (per file where no tmpfs)
     max_pids: int | None = 256  # processes and threads together (where cgroups allow)
     env: dict[str, str] = Field(default_factory=dict)
+    read_paths: tuple[Path, ...] = ()  # files or folders outside workdir it may read (data)
+    output_cap_bytes: int = OUTPUT_CAP_BYTES  # per stream; head and tail are kept
+    kill_grace_s: float = KILL_GRACE_S
 
 
 class ExecResult(BaseModel):
@@ -41,7 +45,10 @@ class ExecResult(BaseModel):
     peak_mem_mb: float = 0.0
     stdout: str = ""
     stderr: str = ""
-    files: list[str] = Field(default_factory=list)
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    files: list[str] = Field(default_factory=list)  # written or changed, relative to workdir
+    backend: str = ""
     detail: str = ""
 
     @property
@@ -51,19 +58,12 @@ class ExecResult(BaseModel):
 
 @runtime_checkable
 class Sandbox(Protocol):
+    """Runs one job to completion and reports what happened; never raises for the job's
+    own failures, and leaves no process of the job behind."""
+
+    name: str
+
+    @property
+    def isolate_network(self) -> bool: ...
+
     def run(self, job: ExecJob) -> ExecResult: ...
-
-
-def read_capped(path: Path, cap: int = OUTPUT_CAP_BYTES) -> str:
-    """Read a log, keeping its head and tail when over the cap; invalid UTF-8 is replaced."""
-    if not path.exists():
-        return ""
-    size = path.stat().st_size
-    with path.open("rb") as handle:
-        if size <= cap:
-            return handle.read().decode("utf-8", errors="replace")
-        head = handle.read(cap // 2)
-        handle.seek(size - cap // 2)
-        tail = handle.read()
-    return (head.decode("utf-8", errors="replace") + TRUNCATION_MARKER
-            + tail.decode("utf-8", errors="replace"))

@@ -5,6 +5,8 @@
   limit means what the resource predictor predicts. RLIMIT_AS is no substitute: a Python
   process with NumPy and scikit-learn maps over 2 GB of address space to use 230 MB.
 
+- cpuacct: CPU seconds of the whole job.
+
 Where a controller is not writable (no root, cgroup v2 only) the sandbox runs without
 it and says so; the sandbox-hardening issue adds cgroup v2.
 """
@@ -12,6 +14,7 @@ it and says so; the sandbox-hardening issue adds cgroup v2.
 from __future__ import annotations
 
 import os
+import signal
 import time
 import uuid
 from pathlib import Path
@@ -24,13 +27,19 @@ def writable(controller: str) -> bool:
     return (base / "cgroup.procs").exists() and os.access(base, os.W_OK)
 
 
+def new_name() -> str:
+    """One name for a run's groups under every controller (Docker's cgroup_parent takes one)."""
+    return f"pipesmith-{uuid.uuid4().hex[:12]}"
+
+
 class Cgroup:
     """One fresh cgroup under a v1 controller; join() from the child before exec."""
 
     controller = ""
 
-    def __init__(self) -> None:
-        self.path = ROOT / self.controller / f"pipesmith-{uuid.uuid4().hex[:12]}"
+    def __init__(self, name: str | None = None) -> None:
+        self.name = name or new_name()
+        self.path = ROOT / self.controller / self.name
         self.path.mkdir()
 
     def join(self) -> None:
@@ -40,21 +49,84 @@ class Cgroup:
         target = self.path / name
         return target.read_text() if target.exists() else ""
 
+    def pids(self) -> list[int]:
+        return [int(pid) for pid in self._read("cgroup.procs").split()]
+
+    def kill_all(self) -> None:
+        """SIGKILL every process still in the group, including any that left the job's
+        process group or session (setsid, double fork)."""
+        for _ in range(50):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.01)
+
     def remove(self) -> None:
         for _ in range(50):  # the last processes may still be exiting
             try:
+                for child in self.path.iterdir():  # left by Docker under a cgroup_parent
+                    if child.is_dir():
+                        child.rmdir()
                 self.path.rmdir()
                 return
             except OSError:
                 time.sleep(0.02)
 
 
+class RunGroups:
+    """The pids, memory and cpuacct groups of one run, under one name, where writable."""
+
+    def __init__(self, max_pids: int | None, memory_mb: int | None) -> None:
+        self.name = new_name()
+        self.pids = self.memory = self.cpu = None
+        try:
+            if writable("pids"):
+                self.pids = PidsLimit(max_pids, self.name)
+            if writable("memory"):
+                self.memory = MemoryLimit(memory_mb, self.name)
+            if writable("cpuacct"):
+                self.cpu = CpuAccounting(self.name)
+        except OSError:
+            self.remove()
+            raise
+
+    @property
+    def groups(self) -> list[Cgroup]:
+        return [g for g in (self.pids, self.memory, self.cpu) if g is not None]
+
+    def join(self) -> None:
+        for group in self.groups:
+            group.join()
+
+    def kill_all(self) -> None:
+        if self.pids is not None:
+            self.pids.kill_all()
+
+    def remove(self) -> None:
+        for group in self.groups:
+            group.remove()
+
+    def observe(self, outcome) -> None:
+        """Copy what the kernel counted into the run's Outcome."""
+        outcome.pids_exhausted = outcome.pids_exhausted or bool(self.pids and self.pids.exhausted())
+        outcome.oom_killed = outcome.oom_killed or bool(self.memory and self.memory.oom_killed())
+        if self.memory is not None:
+            outcome.peak_mem_mb = self.memory.peak_mb() or outcome.peak_mem_mb
+        if self.cpu is not None:
+            outcome.cpu_s = max(outcome.cpu_s, self.cpu.cpu_s())
+
+
 class PidsLimit(Cgroup):
     controller = "pids"
 
-    def __init__(self, max_pids: int) -> None:
-        super().__init__()
-        (self.path / "pids.max").write_text(str(max_pids))
+    def __init__(self, max_pids: int | None, name: str | None = None) -> None:
+        super().__init__(name)
+        (self.path / "pids.max").write_text(str(max_pids) if max_pids else "max")
 
     def exhausted(self) -> bool:
         """True when a fork or thread start was refused for hitting the limit."""
@@ -66,11 +138,27 @@ class PidsLimit(Cgroup):
 class MemoryLimit(Cgroup):
     controller = "memory"
 
-    def __init__(self, limit_mb: int) -> None:
-        super().__init__()
-        (self.path / "memory.limit_in_bytes").write_text(str(limit_mb << 20))
+    def __init__(self, limit_mb: int | None, name: str | None = None) -> None:
+        super().__init__(name)
+        if limit_mb:
+            (self.path / "memory.limit_in_bytes").write_text(str(limit_mb << 20))
 
     def oom_killed(self) -> bool:
         counts = dict(line.split() for line in self._read("memory.oom_control").splitlines()
                       if line.strip())
         return int(counts.get("oom_kill", 0)) > 0
+
+    def peak_mb(self) -> float:
+        peak = self._read("memory.max_usage_in_bytes").strip()
+        return int(peak) / (1 << 20) if peak else 0.0
+
+
+class CpuAccounting(Cgroup):
+    """CPU seconds of every process of the job, however deep (rusage through a wrapper
+    that does not wait for its grandchildren misses them)."""
+
+    controller = "cpuacct"
+
+    def cpu_s(self) -> float:
+        used = self._read("cpuacct.usage").strip()
+        return int(used) / 1e9 if used else 0.0

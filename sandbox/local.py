@@ -1,38 +1,48 @@
-"""Local sandbox: a new process group, a scrubbed environment, no network, time limits.
+"""Local sandbox: the job runs on this machine, as contained as the machine allows.
 
-Hardening (cgroups, bubblewrap, disk caps) comes with the sandbox issue; this
-backend already kills the whole process group on timeout and never leaves a
-process behind.
+Layers, each used where available and reported where not:
+- bubblewrap (`bwrap --unshare-all --die-with-parent`): new network, PID, mount, IPC and
+  UTS namespaces, all capabilities dropped, a read-only view of the host runtime, no
+  home, the workdir the only writable place; the job's /proc shows only its own
+  processes, and when the job exits every process it left behind dies with the namespace.
+  Without bwrap: `unshare --net` (no network, but the host filesystem stays visible).
+- cgroups (v1, root): a pids limit (fork bombs) and a memory limit (real resident memory);
+  the pids group also finds and kills every straggler, however it detached itself.
+  Without them: RLIMIT_AS with a 2 GB floor (lower breaks torch/TensorFlow imports).
+- a size-capped tmpfs standing in for the workdir (root); otherwise RLIMIT_FSIZE per file.
+- rlimits for CPU time (SIGXCPU) and file size; a new process group; a wall-clock
+  timeout that sends SIGTERM to the job, then SIGKILL to everything after a grace period.
+- an allow-listed environment (no API keys or tokens; HOME is the workdir).
+Output travels through pipes into capped buffers, never onto the host disk.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shutil
 import signal
 import subprocess
 import time
+from pathlib import Path
+from typing import Literal
 
 import structlog
 
-from pipesmith.sandbox.base import ExecJob, ExecResult, read_capped
-from pipesmith.sandbox.cgroups import MemoryLimit, PidsLimit, writable
+from pipesmith.sandbox.base import ExecJob, ExecResult
+from pipesmith.sandbox.bwrap import bwrap_available, bwrap_command
+from pipesmith.sandbox.capture import PipeReader, open_pipe
+from pipesmith.sandbox.cgroups import RunGroups, writable
+from pipesmith.sandbox.outcome import Outcome, classify, files_changed, snapshot
+from pipesmith.sandbox.runtime import job_environment
+from pipesmith.sandbox.scratch import ScratchDisk, tmpfs_available
 
 log = structlog.get_logger(__name__)
 
-ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
-SAFE_ENV = {
-    "PYTHONHASHSEED": "0",
-    "PYTHONDONTWRITEBYTECODE": "1",
-    "PYTHONUNBUFFERED": "1",
-    "TF_CPP_MIN_LOG_LEVEL": "2",
-    "HF_HUB_OFFLINE": "1",
-    "RAY_USAGE_STATS_ENABLED": "0",
-    "ANONYMIZED_TELEMETRY": "False",
-}
+Isolation = Literal["bwrap", "unshare", "none"]
 RLIMIT_AS_FLOOR_MB = 2048  # lower breaks torch and TensorFlow imports
-KILL_GRACE_S = 2.0
+WRAPPERS = ("bwrap", "unshare")
 
 
 def network_namespace_available() -> bool:
@@ -46,33 +56,38 @@ def network_namespace_available() -> bool:
     return done.returncode == 0
 
 
+def best_isolation() -> Isolation:
+    if bwrap_available():
+        return "bwrap"
+    return "unshare" if network_namespace_available() else "none"
+
+
 class LocalSandbox:
     """Runs a job as a child process group on this machine."""
 
-    def __init__(self, isolate_network: bool | None = None, poll_s: float = 0.02) -> None:
-        self.isolate_network = (
-            network_namespace_available() if isolate_network is None else isolate_network
-        )
-        if not self.isolate_network:
-            log.warning("sandbox.no_network_isolation", reason="unshare --net unavailable")
+    name = "local"
+
+    def __init__(self, isolation: Isolation | None = None, poll_s: float = 0.02,
+                 cap_disk: bool | None = None) -> None:
+        self.isolation: Isolation = isolation or best_isolation()
+        if self.isolation != "bwrap":
+            log.warning("sandbox.weak_isolation", isolation=self.isolation,
+                        missing="bubblewrap: the host filesystem is visible to the job")
+        self.isolate_network = self.isolation != "none"
         self.limit_pids = writable("pids")
         self.limit_memory = writable("memory")
         if not (self.limit_pids and self.limit_memory):
             log.warning("sandbox.no_cgroup_limits", pids=self.limit_pids,
                         memory=self.limit_memory, fallback="RLIMIT_AS for memory")
+        self.cap_disk = tmpfs_available() if cap_disk is None else cap_disk
+        if not self.cap_disk:
+            log.warning("sandbox.no_disk_cap", fallback="RLIMIT_FSIZE (per file)")
         self.poll_s = poll_s
 
-    def _environment(self, job: ExecJob) -> dict[str, str]:
-        env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
-        env.update(SAFE_ENV)
-        env.update(HOME=str(job.workdir), TMPDIR=str(job.workdir / "tmp"))
-        env.update(job.env)
-        return env
-
-    def _limits(self, job: ExecJob, groups: list):
+    def _preexec(self, job: ExecJob, groups: RunGroups | None):
         def apply() -> None:
-            for group in groups:
-                group.join()
+            if groups is not None:
+                groups.join()
             if job.cpu_time_s is not None:
                 seconds = max(1, int(job.cpu_time_s))
                 resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 5))
@@ -85,80 +100,116 @@ class LocalSandbox:
 
         return apply
 
+    def _command(self, job: ExecJob, workdir: Path, writable_source: Path) -> list[str]:
+        if self.isolation == "bwrap":
+            return bwrap_command(job.command, workdir, writable_source, job.read_paths)
+        if self.isolation == "unshare":
+            return ["unshare", "--net", *job.command]
+        return list(job.command)
+
     def run(self, job: ExecJob) -> ExecResult:
-        workdir = job.workdir
+        workdir = job.workdir.resolve()
         (workdir / "tmp").mkdir(parents=True, exist_ok=True)
-        before = {p for p in workdir.rglob("*") if p.is_file()}
-        stdout_path, stderr_path = workdir / "stdout.log", workdir / "stderr.log"
-        command = (["unshare", "--net"] if self.isolate_network else []) + list(job.command)
+        before = snapshot(workdir)
         try:
-            pids = PidsLimit(job.max_pids) if self.limit_pids and job.max_pids else None
-            memory = MemoryLimit(job.memory_mb) if self.limit_memory and job.memory_mb else None
+            groups = RunGroups(job.max_pids, job.memory_mb) if self.limit_pids else None
         except OSError as exc:
-            return ExecResult(status="infra", detail=f"could not set up the cgroups: {exc}")
-        groups = [g for g in (pids, memory) if g is not None]
+            return ExecResult(status="infra", backend=self.name,
+                              detail=f"could not set up the cgroups: {exc}")
+        scratch = (ScratchDisk(workdir, job.disk_mb)
+                   if self.cap_disk and job.disk_mb and self.isolation == "bwrap" else None)
+        try:
+            with scratch or contextlib.nullcontext():
+                outcome = self._supervise(job, workdir, scratch.path if scratch else workdir,
+                                          groups)
+        except OSError as exc:
+            outcome = Outcome(infra=f"could not prepare the workdir: {exc}")
+        finally:
+            if groups is not None:
+                groups.kill_all()
+        if groups is not None:
+            groups.observe(outcome)
+            groups.remove()
+        if scratch is not None and scratch.copy_errors:
+            outcome.notes.append(f"not copied back: {'; '.join(scratch.copy_errors[:3])}")
+        return outcome.result(self.name, files_changed(workdir, before))
+
+    def _supervise(self, job: ExecJob, workdir: Path, writable_source: Path,
+                   groups: RunGroups | None) -> Outcome:
+        command = self._command(job, workdir, writable_source)
+        out_r, out_w = open_pipe()
+        err_r, err_w = open_pipe()
         started = time.monotonic()
         try:
-            with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
-                proc = subprocess.Popen(
-                    command, cwd=workdir, env=self._environment(job), stdin=subprocess.DEVNULL,
-                    stdout=out, stderr=err, start_new_session=True,
-                    preexec_fn=self._limits(job, groups),
-                )
+            proc = subprocess.Popen(
+                command, cwd=writable_source, env=job_environment(job),
+                stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w, start_new_session=True,
+                preexec_fn=self._preexec(job, groups),
+            )
         except (OSError, subprocess.SubprocessError) as exc:
-            for group in groups:
-                group.remove()
-            return ExecResult(status="infra", detail=f"could not start the job: {exc}")
-        timed_out = False
+            for fd in (out_r, out_w, err_r, err_w):
+                os.close(fd)
+            return Outcome(infra=f"could not start the job: {exc}")
+        os.close(out_w)
+        os.close(err_w)
+        readers = PipeReader(out_r, job.output_cap_bytes), PipeReader(err_r, job.output_cap_bytes)
+        outcome = Outcome(wrapped=self.isolation == "bwrap")
         try:
             status, usage = self._wait(proc, started + job.timeout_s)
             if status is None:
-                timed_out = True
-                status, usage = self._terminate(proc)
+                outcome.timed_out = True
+                status, usage, outcome.ignored_sigterm = self._terminate(proc, job.kill_grace_s)
         finally:
-            _kill_group(proc.pid, signal.SIGKILL)  # stragglers the job left behind
-        exhausted = pids is not None and pids.exhausted()
-        oom_killed = memory is not None and memory.oom_killed()
-        for group in groups:
-            group.remove()
-        wall = time.monotonic() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-        stderr = read_capped(stderr_path)
-        return ExecResult(
-            status="oom" if oom_killed and (exit_code or sig)
-            else "pids_exhausted" if exhausted and (exit_code or sig)
-            else _classify(timed_out, exit_code, sig, stderr),
-            exit_code=exit_code,
-            signal=sig,
-            wall_s=round(wall, 3),
-            cpu_s=round(usage.ru_utime + usage.ru_stime, 3),
-            peak_mem_mb=round(usage.ru_maxrss / 1024, 1),
-            stdout=read_capped(stdout_path),
-            stderr=stderr,
-            files=sorted(
-                str(p.relative_to(workdir)) for p in workdir.rglob("*")
-                if p.is_file() and p not in before and p not in (stdout_path, stderr_path)
-            ),
-        )
+            _kill_group(proc.pid, signal.SIGKILL)  # stragglers left in the process group
+            if groups is not None:
+                groups.kill_all()  # and those that left it
+        outcome.wall_s = time.monotonic() - started
+        outcome.set_status(status, usage)
+        outcome.stdout, outcome.stderr = (reader.finish() for reader in readers)
+        return outcome
 
     def _wait(self, proc: subprocess.Popen, deadline: float):
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
+                proc.returncode = os.waitstatus_to_exitcode(status)
                 return status, usage
             if time.monotonic() >= deadline:
                 return None, None
             time.sleep(self.poll_s)
 
-    def _terminate(self, proc: subprocess.Popen):
-        _kill_group(proc.pid, signal.SIGTERM)
-        status, usage = self._wait(proc, time.monotonic() + KILL_GRACE_S)
-        if status is None:
-            _kill_group(proc.pid, signal.SIGKILL)
-            _, status, usage = os.wait4(proc.pid, 0)
-        return status, usage
+    def _terminate(self, proc: subprocess.Popen, grace_s: float):
+        """SIGTERM to the job's processes (not to the wrapper, whose death would SIGKILL
+        them at once), then SIGKILL to the whole group after the grace period."""
+        for pid in _job_processes(proc.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        status, usage = self._wait(proc, time.monotonic() + grace_s)
+        if status is not None:
+            return status, usage, False
+        _kill_group(proc.pid, signal.SIGKILL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        return status, usage, True
+
+
+def _job_processes(pgid: int) -> list[int]:
+    """The processes of the job's process group, minus the isolation wrappers."""
+    members = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            if int(fields[2]) != pgid:
+                continue
+            exe = os.path.basename(os.readlink(f"/proc/{entry.name}/exe"))
+        except (OSError, IndexError, ValueError):
+            continue
+        if exe not in WRAPPERS:
+            members.append(int(entry.name))
+    return members
 
 
 def _kill_group(pgid: int, sig: int) -> None:
@@ -168,15 +219,4 @@ def _kill_group(pgid: int, sig: int) -> None:
         pass
 
 
-def _classify(timed_out: bool, exit_code: int | None, sig: int | None, stderr: str) -> str:
-    if timed_out:
-        return "timeout"
-    if sig == signal.SIGXCPU:
-        return "cpu_timeout"
-    if sig == signal.SIGXFSZ or "File too large" in stderr[-4000:]:
-        return "disk_full"
-    if "MemoryError" in stderr[-4000:]:
-        return "oom"
-    if sig is not None:
-        return "killed"
-    return "ok" if exit_code == 0 else "error"
+__all__ = ["LocalSandbox", "best_isolation", "classify", "network_namespace_available"]
