@@ -53,6 +53,7 @@ class Executor:
             cpu_time_s=timeout_s * max(1, inputs.n_jobs) + 10,
             memory_mb=memory_mb or inputs.memory_mb,
             disk_mb=inputs.disk_mb,
+            read_paths=(Path(inputs.data_path),),  # the prepared table, read-only
             env={"OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
                  "MKL_NUM_THREADS": threads},
         ))
