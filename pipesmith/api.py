@@ -41,7 +41,8 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 def default_deps(settings: Settings, sandbox=None, kb=None):
-    """The offline agents, the local sandbox and the embedded knowledge base."""
+    """The offline agents, the configured sandbox (local by default) and the embedded
+    knowledge base."""
     from pipesmith.agents.coder import Coder
     from pipesmith.agents.diagnostician import Diagnostician
     from pipesmith.agents.ensembler import Ensembler
@@ -50,11 +51,11 @@ def default_deps(settings: Settings, sandbox=None, kb=None):
     from pipesmith.agents.prevalidator import Prevalidator
     from pipesmith.graph.context import Deps
     from pipesmith.knowledge_base.store import KnowledgeBase
-    from pipesmith.sandbox.local import LocalSandbox
+    from pipesmith.sandbox.factory import sandbox_from_settings
 
     if kb is None and settings.use_kb:
         kb = KnowledgeBase(settings.kb_dir)
-    sandbox = sandbox or LocalSandbox()
+    sandbox = sandbox or sandbox_from_settings(settings)
     coder = Coder()
     if settings.fault_rate > 0:
         from pipesmith.agents.faults import FaultInjectingCoder

@@ -9,12 +9,14 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from pipesmith.cli_sandbox import sandbox_app
 from pipesmith.errors import InputError
 
 app = typer.Typer(help="Turn a dataset and a task into a trained, validated ML pipeline.",
                   no_args_is_help=True, add_completion=False)
 kb_app = typer.Typer(help="Inspect and maintain the knowledge base.", no_args_is_help=True)
 app.add_typer(kb_app, name="kb")
+app.add_typer(sandbox_app, name="sandbox")
 err = Console(stderr=True)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -29,3 +30,8 @@ class Settings(BaseSettings):
     topology: str = "full"
     smoke_rows: int = 300  # rows of the smoke run before each full run; 0 turns it off
     fault_rate: float = 0.0  # inject a realistic fault into this share of drafts (research)
+    # --- sandbox (docs/sandbox.md) ---
+    sandbox_backend: Literal["local", "docker"] = "local"
+    docker_image: str = "pipesmith-sandbox:host-runtime"  # built by .ci/docker-engine.sh image
+    docker_host: str | None = None  # e.g. unix:///tmp/pipesmith-docker/docker.sock; DOCKER_HOST
+    docker_host_runtime: bool = True  # bind the host's Python read-only into a minimal image
