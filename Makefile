@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup run test lint bench clean
+.PHONY: setup run test lint bench clean bench-sandbox docker-engine docker-engine-stop
 
 setup: $(VENV)/.installed
 
@@ -27,3 +27,13 @@ bench: setup  ## orchestration overhead of a run (prints figures)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info runs
+
+# --- sandbox (issue 9) ---
+docker-engine:  ## a private Docker engine (no host networking) and the host-runtime image
+	.ci/docker-engine.sh start && .ci/docker-engine.sh image
+
+docker-engine-stop:
+	.ci/docker-engine.sh stop
+
+bench-sandbox: setup  ## launch overhead of each sandbox backend (docker when an engine answers)
+	PIPESMITH_DOCKER_HOST=$${PIPESMITH_DOCKER_HOST:-$$(.ci/docker-engine.sh host)} $(BIN)/python benchmarks/sandbox_launch.py

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -169,14 +170,17 @@ class LocalSandbox:
         return outcome
 
     def _wait(self, proc: subprocess.Popen, deadline: float):
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                proc.returncode = os.waitstatus_to_exitcode(status)
-                return status, usage
-            if time.monotonic() >= deadline:
-                return None, None
-            time.sleep(self.poll_s)
+        """Wait for the job's exit or the deadline, woken the moment it exits (pidfd)."""
+        with _exit_watch(proc.pid) as watch:
+            while True:
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    proc.returncode = os.waitstatus_to_exitcode(status)
+                    return status, usage
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None, None
+                watch(min(left, self.poll_s) if watch is _sleep else left)
 
     def _terminate(self, proc: subprocess.Popen, grace_s: float):
         """SIGTERM to the job's processes (not to the wrapper, whose death would SIGKILL
@@ -191,6 +195,27 @@ class LocalSandbox:
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         return status, usage, True
+
+
+def _sleep(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+@contextlib.contextmanager
+def _exit_watch(pid: int):
+    """A function that blocks until `pid` exits or its timeout passes: poll(2) on a
+    pidfd where the kernel has them, else a plain sleep (then polled every poll_s)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        yield _sleep
+        return
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    try:
+        yield lambda seconds: poller.poll(max(1, int(seconds * 1000)))
+    finally:
+        os.close(fd)
 
 
 def _job_processes(pgid: int) -> list[int]:

@@ -3,6 +3,7 @@ that make the host's Python (and this project's packages) work inside the sandbo
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import sys
@@ -56,6 +57,7 @@ def project_roots() -> list[Path]:
     return sorted(roots)
 
 
+@functools.cache  # the same for every run of this process
 def runtime_read_paths() -> list[Path]:
     """Host paths a job needs to run the host's Python, minus those under /usr (bound whole)."""
     paths = [p for p in python_roots() + project_roots() if not p.is_relative_to("/usr")]
