@@ -21,6 +21,7 @@ unreachable, or a container that cannot be created, is `infra`, never the candid
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -119,23 +120,18 @@ class DockerSandbox:
                               detail=f"could not set up the cgroups: {exc}")
         scratch = ScratchDisk(workdir, job.disk_mb) if self.cap_disk and job.disk_mb else None
         try:
-            if scratch is not None:
-                scratch.__enter__()
-            source = scratch.path if scratch else workdir
-            owner = _chown_tree(source, SANDBOX_UID) if os.geteuid() == 0 else None
-            try:
+            with contextlib.ExitStack() as stack:  # unwinds: give the tree back, copy back
+                source = stack.enter_context(scratch).path if scratch else workdir
+                if os.geteuid() == 0:
+                    stack.enter_context(_lent_to(source, SANDBOX_UID))
                 outcome = self._supervise(client, job, workdir, source, groups)
-            finally:
-                if owner is not None:
-                    _chown_tree(source, *owner)
         except OSError as exc:
             outcome = Outcome(infra=f"could not prepare the workdir: {exc}")
-        finally:
-            if scratch is not None:
-                scratch.__exit__(None, None, None)
         if groups is not None:
             groups.observe(outcome)
             groups.remove()
+        if scratch is not None and scratch.copy_errors:
+            outcome.notes.append(f"not copied back: {'; '.join(scratch.copy_errors[:3])}")
         if not outcome.pids_exhausted and outcome.stderr is not None and not outcome.infra:
             tail = outcome.stderr.text()[-4000:]
             outcome.pids_exhausted = any(sign in tail for sign in PIDS_SIGNS)
@@ -224,14 +220,21 @@ def _drain(frames, outcome: Outcome) -> None:
         pass
 
 
-def _chown_tree(root: Path, uid: int, gid: int | None = None) -> tuple[int, int]:
-    """Give the tree to uid:gid; returns the root's previous owner to restore it later."""
+@contextlib.contextmanager
+def _lent_to(root: Path, uid: int):
+    """The tree belongs to uid (the container's user) for the run, then to its owner again."""
     info = root.stat()
-    gid = uid if gid is None else gid
+    _chown_tree(root, uid, uid)
+    try:
+        yield
+    finally:
+        _chown_tree(root, info.st_uid, info.st_gid)
+
+
+def _chown_tree(root: Path, uid: int, gid: int) -> None:
     for dirpath, dirnames, filenames in os.walk(root):
         for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
             try:
                 os.chown(name, uid, gid, follow_symlinks=False)
             except OSError:
                 pass
-    return info.st_uid, info.st_gid

@@ -35,7 +35,7 @@ from pipesmith.sandbox.base import ExecJob, ExecResult
 from pipesmith.sandbox.bwrap import bwrap_available, bwrap_command
 from pipesmith.sandbox.capture import PipeReader, open_pipe
 from pipesmith.sandbox.cgroups import RunGroups, writable
-from pipesmith.sandbox.outcome import Outcome, classify, files_changed, snapshot
+from pipesmith.sandbox.outcome import Outcome, files_changed, snapshot
 from pipesmith.sandbox.runtime import job_environment
 from pipesmith.sandbox.scratch import ScratchDisk, tmpfs_available
 
@@ -242,6 +242,3 @@ def _kill_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-__all__ = ["LocalSandbox", "best_isolation", "classify", "network_namespace_available"]
