@@ -22,17 +22,20 @@ import time
 from pathlib import Path
 
 from pipesmith.sandbox.base import ExecJob, ExecResult
+from pipesmith.sandbox.runtime import job_environment
 
 
 class Bare:
-    """The baseline: the same command with subprocess, no isolation and no limits."""
+    """The baseline: the same command and environment (thread counts included) with
+    subprocess, and no isolation, limits or capture."""
 
     name = "bare"
     isolate_network = False
 
     def run(self, job: ExecJob) -> ExecResult:
         started = time.monotonic()
-        done = subprocess.run(job.command, cwd=job.workdir, capture_output=True)
+        done = subprocess.run(job.command, cwd=job.workdir, capture_output=True,
+                              env=job_environment(job))
         return ExecResult(status="ok" if done.returncode == 0 else "error",
                           exit_code=done.returncode, wall_s=time.monotonic() - started)
 
@@ -41,40 +44,40 @@ def limits() -> dict:
     return {"memory_mb": 4096, "disk_mb": 1024, "cpu_time_s": 60, "timeout_s": 60}
 
 
-def time_launch(sandbox, root: Path, repeats: int) -> list[float]:
-    times = []
-    for i in range(repeats):
-        workdir = root / f"{sandbox.name}-launch-{i}"
-        workdir.mkdir(parents=True)
-        job = ExecJob(command=[sys.executable, "-c", "pass"], workdir=workdir, **limits())
-        started = time.perf_counter()
-        result = sandbox.run(job)
-        times.append(time.perf_counter() - started)
-        if result.status != "ok":
-            raise SystemExit(f"{sandbox.name}: python -c pass failed: {result}")
-    return times
+def launch_once(sandbox, workdir: Path) -> float:
+    workdir.mkdir(parents=True)
+    job = ExecJob(command=[sys.executable, "-c", "pass"], workdir=workdir, **limits())
+    started = time.perf_counter()
+    result = sandbox.run(job)
+    elapsed = time.perf_counter() - started
+    if result.status != "ok":
+        raise SystemExit(f"{sandbox.name}: python -c pass failed: {result}")
+    return elapsed
 
 
-def time_candidate(sandbox, root: Path, repeats: int) -> list[float]:
+def candidate_once(sandbox, inputs, workdir: Path) -> float:
     from pipesmith.agents.executor import Executor
     from pipesmith.agents.schemas import Candidate
-    from pipesmith.api import prepare_inputs
-    from pipesmith.settings import Settings
 
-    inputs, _ = prepare_inputs(root / f"{sandbox.name}-data", dataset="iris", task=None,
-                               metric=None, settings=Settings(n_jobs=1, kb_dir=root / "kb"))
     code = ("from sklearn.linear_model import LogisticRegression\n"
             "def build_pipeline(task):\n    return LogisticRegression(max_iter=500)\n")
     candidate = Candidate(id="a1", name="logreg", phase="draft", code=code)
-    times = []
+    started = time.perf_counter()
+    result, metrics = Executor(sandbox).run(candidate, inputs, workdir, timeout_s=300)
+    elapsed = time.perf_counter() - started
+    if metrics is None:
+        raise SystemExit(f"{sandbox.name}: the candidate failed: {result.stderr[-500:]}")
+    return elapsed
+
+
+def interleaved(sandboxes: list, repeats: int, once) -> dict[str, float]:
+    """Median per backend, the backends taking turns so that load drifting over the run
+    (other jobs on a shared machine) hits each of them alike."""
+    times: dict[str, list[float]] = {s.name: [] for s in sandboxes}
     for i in range(repeats):
-        started = time.perf_counter()
-        result, metrics = Executor(sandbox).run(candidate, inputs, root / f"{sandbox.name}-c{i}",
-                                                timeout_s=120)
-        times.append(time.perf_counter() - started)
-        if metrics is None:
-            raise SystemExit(f"{sandbox.name}: the candidate failed: {result.stderr[-500:]}")
-    return times
+        for sandbox in sandboxes:
+            times[sandbox.name].append(once(sandbox, i))
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def backends() -> list:
@@ -99,9 +102,16 @@ def main() -> None:
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="pipesmith-sandbox-bench-"))
     sandboxes = backends()
-    launch = {s.name: statistics.median(time_launch(s, root, args.repeats)) for s in sandboxes}
-    trained = {s.name: statistics.median(time_candidate(s, root, args.candidate_repeats))
-               for s in sandboxes}
+    from pipesmith.api import prepare_inputs
+    from pipesmith.settings import Settings
+
+    inputs, _ = prepare_inputs(root / "data", dataset="iris", task=None, metric=None,
+                               settings=Settings(n_jobs=1, kb_dir=root / "kb"))
+    load_before = os.getloadavg()[0]
+    launch = interleaved(sandboxes, args.repeats,
+                         lambda s, i: launch_once(s, root / f"{s.name}-launch-{i}"))
+    trained = interleaved(sandboxes, args.candidate_repeats,
+                          lambda s, i: candidate_once(s, inputs, root / f"{s.name}-c{i}"))
     local = sandboxes[1]
     print(f"local isolation: {local.isolation}, disk cap tmpfs: {local.cap_disk}, "
           f"cgroups: pids={local.limit_pids} memory={local.limit_memory}; cpus={os.cpu_count()}")
@@ -111,7 +121,9 @@ def main() -> None:
         extra, slower = launch[name] - launch["bare"], trained[name] - trained["bare"]
         print(f"{name:<8} {launch[name] * 1000:>12.1f} ms {extra * 1000:>7.1f} ms"
               f" {trained[name] * 1000:>15.1f} ms {slower * 1000:>7.1f} ms")
-    print(f"(medians of {args.repeats} launches and {args.candidate_repeats} candidate runs)")
+    print(f"(medians of {args.repeats} launches and {args.candidate_repeats} candidate runs, "
+          f"backends interleaved; 1-min load average {load_before:.1f} before, "
+          f"{os.getloadavg()[0]:.1f} after)")
 
 
 if __name__ == "__main__":

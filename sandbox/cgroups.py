@@ -55,7 +55,7 @@ class Cgroup:
     def kill_all(self) -> None:
         """SIGKILL every process still in the group, including any that left the job's
         process group or session (setsid, double fork)."""
-        for _ in range(50):
+        for _ in range(500):  # a namespace being torn down empties within milliseconds
             pids = self.pids()
             if not pids:
                 return
@@ -64,7 +64,7 @@ class Cgroup:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-            time.sleep(0.01)
+            time.sleep(0.002)
 
     def remove(self) -> None:
         for _ in range(50):  # the last processes may still be exiting

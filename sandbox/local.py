@@ -125,9 +125,6 @@ class LocalSandbox:
                                           groups)
         except OSError as exc:
             outcome = Outcome(infra=f"could not prepare the workdir: {exc}")
-        finally:
-            if groups is not None:
-                groups.kill_all()
         if groups is not None:
             groups.observe(outcome)
             groups.remove()
