@@ -49,6 +49,8 @@ def bwrap_command(command: list[str], workdir: Path, writable_source: Path,
         args += ["--ro-bind", str(path), str(path)]
     for path in (Path(p).resolve() for p in read_paths):
         args += ["--ro-bind-try", str(path), str(path)]
+    # CPU topology, read by OpenMP, BLAS and TensorFlow to size their thread pools
+    args += ["--ro-bind-try", "/sys/devices/system/cpu", "/sys/devices/system/cpu"]
     args += ["--proc", "/proc", "--dev", "/dev",
              "--size", str(SHM_MB << 20), "--tmpfs", "/dev/shm",
              "--bind", str(writable_source), str(workdir),
