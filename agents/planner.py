@@ -1,8 +1,10 @@
 """The offline planner: pick candidate model families for the task and data.
 
 Families are eligible by task type and data size; past runs on similar
-datasets (from the knowledge base) move the families that did well there to
-the front, weighted by how close those datasets are.
+datasets (from the knowledge base, nearest by meta-features) move the families
+that did well there to the front, weighted by how close those datasets are, and
+seed each family's parameters with those it had on the nearest dataset where it
+beat the baseline.
 """
 
 from __future__ import annotations
@@ -27,10 +29,22 @@ def family_evidence(past_runs: list[PastRun]) -> dict[str, float]:
     return {family: total[family] / weight[family] for family in total}
 
 
+def family_warm_params(past_runs: list[PastRun]) -> dict[str, tuple[dict, str]]:
+    """Per family, the parameters it had on the nearest past dataset where it beat the
+    baseline, and that run's id: the warm start's hyperparameters."""
+    chosen: dict[str, tuple[dict, str]] = {}
+    for run in sorted(past_runs, key=lambda r: r.distance):
+        for family, params in run.family_params.items():
+            if family not in chosen and run.family_scores.get(family, 0.0) > 0 and params:
+                chosen[family] = (params, run.run_id)
+    return chosen
+
+
 class Planner:
     def plan(self, inputs: RunInputs, profile: DataProfile, past_runs: list[PastRun]) -> Plan:
         families = families_for(inputs.task_type, profile.n_rows)
         evidence = family_evidence(past_runs)
+        warm = family_warm_params(past_runs)
         notes = []
         if evidence:
             # Stable sort: families with evidence first, best first; the rest keep their order.
@@ -40,9 +54,10 @@ class Planner:
             specs = self._clustering_specs(families, inputs.max_candidates)
         else:
             specs = [
-                CandidateSpec(name=f.name, family=f.name, params=dict(f.params), scale=f.scale,
-                              encoding=f.encoding,
-                              rationale=_rationale(f.name, evidence))
+                CandidateSpec(name=f.name, family=f.name,
+                              params={**f.params, **warm.get(f.name, ({}, ""))[0]},
+                              scale=f.scale, encoding=f.encoding,
+                              rationale=_rationale(f.name, evidence, warm))
                 for f in families[: inputs.max_candidates]
             ]
         return Plan(candidates=specs, notes=notes)
@@ -60,7 +75,11 @@ class Planner:
         return specs[:limit]
 
 
-def _rationale(family: str, evidence: dict[str, float]) -> str:
-    if family in evidence:
-        return f"scored {evidence[family]:+.3f} over baseline on similar past datasets"
-    return "default choice for this task and data size"
+def _rationale(family: str, evidence: dict[str, float],
+               warm: dict[str, tuple[dict, str]] | None = None) -> str:
+    if family not in evidence:
+        return "default choice for this task and data size"
+    why = f"scored {evidence[family]:+.3f} over baseline on similar past datasets"
+    if warm and family in warm:
+        why += f"; parameters from past run {warm[family][1]}"
+    return why

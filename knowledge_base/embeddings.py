@@ -7,12 +7,19 @@ import re
 
 import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+from chromadb.utils.embedding_functions import register_embedding_function
 
 _TOKEN = re.compile(r"[a-z_]+|\d+(?:\.\d+)?")
 
 
+@register_embedding_function
 class HashingEmbedding(EmbeddingFunction[Documents]):
-    """Signed feature hashing of word and number tokens, L2-normalised. Fast and offline."""
+    """Signed feature hashing of word and number tokens, L2-normalised. Fast and offline.
+
+    Registered with Chroma under its name, so a collection created with it reopens
+    (`client.get_collection("runs")`) with the same function and no extra arguments,
+    once this module has been imported.
+    """
 
     def __init__(self, dim: int = 256) -> None:
         self.dim = dim

@@ -53,7 +53,7 @@ def default_deps(settings: Settings, sandbox=None, kb=None):
     from pipesmith.sandbox.local import LocalSandbox
 
     if kb is None and settings.use_kb:
-        kb = KnowledgeBase(settings.kb_dir)
+        kb = KnowledgeBase(settings.kb_dir, url=settings.kb_url)
     sandbox = sandbox or LocalSandbox()
     coder = Coder()
     if settings.fault_rate > 0:
@@ -220,8 +220,13 @@ def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | N
     out.mkdir(parents=True, exist_ok=True)
     if frame is not None:
         frame.to_parquet(out / "data.parquet", index=False)
+    kb = None
+    if settings.use_kb:
+        from pipesmith.knowledge_base.store import KnowledgeBase
+
+        kb = KnowledgeBase(settings.kb_dir, url=settings.kb_url)
     return repair_file(file.resolve(), out.resolve(), rounds, sandbox or LocalSandbox(), inputs,
-                       timeout_s=settings.run_timeout_s, on_event=on_event)
+                       timeout_s=settings.run_timeout_s, on_event=on_event, kb=kb)
 
 
 def validate(file: str | Path, *, dataset: str | None = None, data: str | Path | None = None,
