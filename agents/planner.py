@@ -17,8 +17,8 @@ from pipesmith.agents.schemas import CandidateSpec, DataProfile, PastRun, Plan, 
 CLUSTER_COUNTS = (2, 3, 4, 5)
 
 
-def family_evidence(past_runs: list[PastRun]) -> dict[str, float]:
-    """Distance-weighted mean improvement over baseline, per family, from past runs."""
+def _weighted_gains(past_runs: list[PastRun]) -> tuple[dict[str, float], dict[str, float]]:
+    """Per family: the sum of distance-weighted gains over baseline, and of the weights."""
     total: dict[str, float] = defaultdict(float)
     weight: dict[str, float] = defaultdict(float)
     for run in past_runs:
@@ -26,7 +26,23 @@ def family_evidence(past_runs: list[PastRun]) -> dict[str, float]:
         for family, gain in run.family_scores.items():
             total[family] += w * gain
             weight[family] += w
+    return total, weight
+
+
+def family_evidence(past_runs: list[PastRun]) -> dict[str, float]:
+    """Distance-weighted mean improvement over baseline, per family, from past runs."""
+    total, weight = _weighted_gains(past_runs)
     return {family: total[family] / weight[family] for family in total}
+
+
+PRIOR_WEIGHT = 1.0  # pseudo-observations of "no gain": lone, distant evidence counts less
+
+
+def family_priority(past_runs: list[PastRun]) -> dict[str, float]:
+    """The order key of the warm start: the distance-weighted gains shrunk towards zero, so
+    a family seen once on a distant dataset does not outrank one that won on a near one."""
+    total, weight = _weighted_gains(past_runs)
+    return {family: total[family] / (weight[family] + PRIOR_WEIGHT) for family in total}
 
 
 def family_warm_params(past_runs: list[PastRun]) -> dict[str, tuple[dict, str]]:
@@ -44,11 +60,12 @@ class Planner:
     def plan(self, inputs: RunInputs, profile: DataProfile, past_runs: list[PastRun]) -> Plan:
         families = families_for(inputs.task_type, profile.n_rows)
         evidence = family_evidence(past_runs)
+        priority = family_priority(past_runs)
         warm = family_warm_params(past_runs)
         notes = []
         if evidence:
             # Stable sort: families with evidence first, best first; the rest keep their order.
-            families.sort(key=lambda f: -evidence.get(f.name, float("-inf")))
+            families.sort(key=lambda f: -priority.get(f.name, float("-inf")))
             notes.append(f"order from {len(past_runs)} similar past runs")
         if inputs.task_type == "clustering":
             specs = self._clustering_specs(families, inputs.max_candidates)

@@ -156,8 +156,11 @@ def import_(
 
 @kb_app.command("seed")
 def seed(
-    budget: Annotated[float, typer.Option(help="Seconds per dataset.")] = 30.0,
+    budget: Annotated[float, typer.Option(help="Seconds per dataset.")] = 60.0,
     candidates: Annotated[int, typer.Option(help="Candidates per dataset.")] = 2,
+    datasets: Annotated[str | None, typer.Option(
+        help="Comma-separated subset, e.g. iris,diabetes [default: "
+             + ", ".join(sorted({name for name, _ in SEED_DATASETS})) + "].")] = None,
     kb: KbDir = None, kb_url: KbUrl = None, as_json: AsJson = False,
 ) -> None:
     """Fill the knowledge base by running the offline pipeline over the bundled datasets,
@@ -169,18 +172,25 @@ def seed(
 
     if budget <= 0 or candidates < 1:
         fail("--budget must be positive and --candidates at least 1")
+    wanted = SEED_DATASETS
+    if datasets:
+        names = {name.strip() for name in datasets.split(",") if name.strip()}
+        unknown = names - {name for name, _ in SEED_DATASETS}
+        if unknown:
+            fail(f"unknown seed dataset(s) {', '.join(sorted(unknown))}")
+        wanted = tuple(pair for pair in SEED_DATASETS if pair[0] in names)
     store = open_kb(kb, kb_url)
     done = {(r.dataset, r.task_type) for r in store.records()}
     added, skipped = [], []
     with tempfile.TemporaryDirectory(prefix="pipesmith-seed-") as tmp:
         settings = Settings(kb_dir=store.path, kb_url=store.url, runs_dir=Path(tmp),
                             max_candidates=candidates)
-        for number, (dataset, task) in enumerate(SEED_DATASETS, 1):
+        for number, (dataset, task) in enumerate(wanted, 1):
             if (dataset, task) in done:
                 skipped.append(f"{dataset}/{task}")
-                err.print(f"[{number}/{len(SEED_DATASETS)}] {dataset} {task}: already recorded")
+                err.print(f"[{number}/{len(wanted)}] {dataset} {task}: already recorded")
                 continue
-            err.print(f"[{number}/{len(SEED_DATASETS)}] {dataset} {task} ...")
+            err.print(f"[{number}/{len(wanted)}] {dataset} {task} ...")
             report = run_pipeline(dataset=dataset, task=task, budget_s=budget,
                                   settings=settings, deps=None)
             added.append({"dataset": dataset, "task_type": task, "run_id": report.run_id,
