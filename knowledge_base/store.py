@@ -53,6 +53,7 @@ class KnowledgeBase:
         self._index: ChromaIndex | None = None
         self._in_index: set[str] = set()  # run ids this process knows the index holds
         self._vectors: dict[str, np.ndarray] = {}  # embedded documents, for exact scans
+        self._unseen_cache: tuple[tuple[int, int], list[RunRecord]] = ((-1, -1), [])
         self._probing = threading.Lock()
         self.probe_result: str | None = None
 
@@ -233,10 +234,8 @@ class KnowledgeBase:
         where = _where(task_type=task_type, outcome=outcome,
                        sklearn=minor_version(versions.get("scikit-learn")) if versions else None)
         try:
-            index = self.index
-            total = index.count()
-            hits = index.query(text, where, min(k, total)) if total else []
-            unseen = [r for r in view.runs.values() if r.run_id not in self._in_index]
+            hits = self.index.query(text, where, k)  # fewer come back when fewer match
+            unseen = self._unseen(view)
         except Exception as exc:  # chromadb raises several internal types
             log.warning("kb.index_query_failed", error=str(exc)[:300], fallback="log scan")
             hits, unseen = [], list(view.runs.values())
@@ -245,6 +244,15 @@ class KnowledgeBase:
         found |= dict(self._scan(text, matching))
         ranked = sorted(found.items(), key=lambda pair: pair[1])[:k]
         return [(view.runs[run_id], distance) for run_id, distance in ranked]
+
+    def _unseen(self, view: LogView) -> list[RunRecord]:
+        """Runs of the log this process's index may not hold (another process wrote them
+        after this one opened its index); recomputed only when the log or index grew."""
+        key = (view.offset, len(self._in_index))
+        if self._unseen_cache[0] != key:
+            self._unseen_cache = (key, [r for r in view.runs.values()
+                                        if r.run_id not in self._in_index])
+        return self._unseen_cache[1]
 
     def _scan(self, text: str, records: list[RunRecord]) -> list[tuple[str, float]]:
         """Exact cosine distances from `text` to each record's document."""

@@ -114,3 +114,24 @@ def test_seed_fills_an_empty_store_and_skips_what_it_has(tmp_path):
     assert again["added"] == [] and len(again["skipped"]) == 3
     bad = pipesmith("kb", "seed", "--kb", str(folder), "--datasets", "mnist")
     assert bad.returncode == 2 and "unknown seed dataset(s) mnist" in bad.stderr
+
+
+def test_repair_with_kb_records_each_repair_and_its_fix_rate(tmp_path):
+    from tests.test_repair_loop import SCRIPT
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "train.py").write_text(SCRIPT)
+    rows = ["rooms,area,price"] + [f"{r},{30 + 7 * r},{10 * r + 0.5}" for r in range(1, 60)]
+    (folder / "houses.csv").write_text("\n".join(rows) + "\n")
+    done = pipesmith("repair", str(folder / "train.py"), "--data", str(folder / "houses.csv"),
+                     "--target", "price", "--out", str(tmp_path / "out"),
+                     "--kb", str(tmp_path / "kb"))
+    assert done.returncode == 0, done.stderr
+    kb = KnowledgeBase(tmp_path / "kb")
+    records = kb.repairs()
+    assert [r.taxonomy.split(".")[1] for r in records] == ["invalid_parameter", "missing_column"]
+    assert all(r.fixed for r in records) and records[-1].succeeded
+    assert all(r.diff.startswith("--- a1/train.py") or r.diff.startswith("--- a2/train.py")
+               for r in records)
+    assert kb.fixes_for(records[0].signature) == [records[0].action]
