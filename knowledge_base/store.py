@@ -57,16 +57,24 @@ class KnowledgeBase:
         self._probing = threading.Lock()
         self.probe_result: str | None = None
 
+    @classmethod
+    def from_settings(cls, settings) -> KnowledgeBase:
+        """The store that `pipesmith.settings.Settings` describe (kb_dir, kb_embedding,
+        kb_url)."""
+        return cls(settings.kb_dir, embedding=settings.kb_embedding, url=settings.kb_url)
+
     @property
     def log_path(self) -> Path:
         return self.log.path
 
     @property
     def embedding(self):
-        if self._embedding is None:  # built on first use: it imports Chroma's types
-            from pipesmith.knowledge_base.embeddings import HashingEmbedding
+        """The embedding function; given as an object, or by kind ("hashing", "semantic"),
+        built on first use because it imports Chroma's types."""
+        if self._embedding is None or isinstance(self._embedding, str):
+            from pipesmith.knowledge_base.embeddings import make_embedding
 
-            self._embedding = HashingEmbedding()
+            self._embedding = make_embedding(self._embedding or "hashing")
         return self._embedding
 
     @property

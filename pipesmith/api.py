@@ -53,7 +53,7 @@ def default_deps(settings: Settings, sandbox=None, kb=None):
     from pipesmith.sandbox.local import LocalSandbox
 
     if kb is None and settings.use_kb:
-        kb = KnowledgeBase(settings.kb_dir, url=settings.kb_url)
+        kb = KnowledgeBase.from_settings(settings)
     sandbox = sandbox or LocalSandbox()
     coder = Coder()
     if settings.fault_rate > 0:
@@ -224,7 +224,7 @@ def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | N
     if settings.use_kb:
         from pipesmith.knowledge_base.store import KnowledgeBase
 
-        kb = KnowledgeBase(settings.kb_dir, url=settings.kb_url)
+        kb = KnowledgeBase.from_settings(settings)
     return repair_file(file.resolve(), out.resolve(), rounds, sandbox or LocalSandbox(), inputs,
                        timeout_s=settings.run_timeout_s, on_event=on_event, kb=kb)
 

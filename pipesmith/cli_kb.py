@@ -32,8 +32,8 @@ def open_kb(kb: Path | None, kb_url: str | None):
     from pipesmith.knowledge_base.store import KnowledgeBase
     from pipesmith.settings import Settings
 
-    settings = Settings()
-    return KnowledgeBase(kb or settings.kb_dir, url=kb_url or settings.kb_url)
+    overrides = ({"kb_dir": kb} if kb else {}) | ({"kb_url": kb_url} if kb_url else {})
+    return KnowledgeBase.from_settings(Settings(**overrides))
 
 
 def fail(message: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -27,6 +28,7 @@ class Settings(BaseSettings):
     runs_dir: Path = Path("runs")
     kb_dir: Path = Field(default_factory=default_kb_dir)  # evaluated per instance
     use_kb: bool = True
+    kb_embedding: Literal["hashing", "semantic"] = "hashing"  # semantic: extra `semantic`
     kb_url: str | None = None  # a Chroma server (`chroma run`) for the index; log in kb_dir
     topology: str = "full"
     smoke_rows: int = 300  # rows of the smoke run before each full run; 0 turns it off
