@@ -30,7 +30,7 @@ from pipesmith.knowledge_base.view import FixRate, LogView
 log = structlog.get_logger(__name__)
 __all__ = ["KnowledgeBase", "RepairRecord", "RunRecord", "default_kb_dir"]
 WARM_START_POOL = 4  # retrieve this many times k by text, then re-rank by meta-features
-OVERFETCH = 10  # unfiltered neighbours asked of the index per result wanted
+OVERFETCH = 5  # unfiltered neighbours asked of the index per result wanted
 
 
 def default_kb_dir() -> Path:
@@ -240,20 +240,22 @@ class KnowledgeBase:
         view = self.view.refresh()
         if not view.runs:
             return []  # nothing recorded yet: don't pay for opening the index
-        where = _where(task_type=task_type, outcome=outcome,
-                       sklearn=minor_version(versions.get("scikit-learn")) if versions else None)
+        filters = {key: value for key, value in (
+            ("task_type", task_type), ("outcome", outcome),
+            ("sklearn", minor_version(versions.get("scikit-learn")) if versions else None))
+            if value}
         try:
-            found = self._query_index(view, text, where, k)
+            found = self._query_index(view, text, filters, k)
             unseen = self._unseen(view)
         except Exception as exc:  # chromadb raises several internal types
             log.warning("kb.index_query_failed", error=str(exc)[:300], fallback="log scan")
             found, unseen = {}, list(view.runs.values())
-        matching = [r for r in unseen if _matches(r, where)]
+        matching = [r for r in unseen if _matches(r, filters)]
         found |= dict(self._scan(text, matching))
         ranked = sorted(found.items(), key=lambda pair: pair[1])[:k]
         return [(view.runs[run_id], distance) for run_id, distance in ranked]
 
-    def _query_index(self, view: LogView, text: str, where: dict | None,
+    def _query_index(self, view: LogView, text: str, filters: dict[str, str],
                      k: int) -> dict[str, float]:
         """Nearest runs that pass the filters. Chroma's own metadata filter costs ~100 ms at
         10k records while its unfiltered nearest-neighbour search costs ~3 ms, so the index
@@ -262,9 +264,9 @@ class KnowledgeBase:
         fetch = k * OVERFETCH
         hits = self.index.query(text, None, fetch)
         found = {run_id: d for run_id, d in hits
-                 if run_id in view.runs and _matches(view.runs[run_id], where)}
-        if len(found) < k and len(hits) == fetch and where is not None:
-            hits = self.index.query(text, where, k)  # fewer come back when fewer match
+                 if run_id in view.runs and _matches(view.runs[run_id], filters)}
+        if len(found) < k and len(hits) == fetch and filters:
+            hits = self.index.query(text, _where(filters), k)  # fewer come back if fewer match
             found = {run_id: d for run_id, d in hits if run_id in view.runs}
         return dict(sorted(found.items(), key=lambda pair: pair[1])[:k])
 
@@ -337,19 +339,17 @@ def code_examples(past_runs: list[PastRun], limit: int = 3) -> list[CodeExample]
     return examples[:limit]
 
 
-def _where(**filters) -> dict | None:
-    clauses = [{key: value} for key, value in filters.items() if value]
-    if not clauses:
-        return None
+def _where(filters: dict[str, str]) -> dict:
+    """The filters as a Chroma `where` clause."""
+    clauses = [{key: value} for key, value in filters.items()]
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
-def _matches(record: RunRecord, where: dict | None) -> bool:
-    from pipesmith.knowledge_base.index import metadata
-
-    if where is None:
-        return True
-    meta = metadata(record)
-    clauses = where.get("$and", [where])
-    return all(meta.get(key) == value for clause in clauses for key, value in clause.items())
-
+def _matches(record: RunRecord, filters: dict[str, str]) -> bool:
+    """The same filters applied to a record of the log (it holds the index's metadata)."""
+    for key, value in filters.items():
+        field = minor_version(record.versions.get("scikit-learn")) if key == "sklearn" \
+            else getattr(record, key)
+        if field != value:
+            return False
+    return True
