@@ -3,6 +3,7 @@ per-call cost of fix rates against a full re-read of the log, and a warm-start m
 
     .venv/bin/python benchmarks/kb_retrieval.py                 # everything
     .venv/bin/python benchmarks/kb_retrieval.py --skip-warm     # latency and rebuild only
+    .venv/bin/python benchmarks/kb_retrieval.py --sizes ""      # the warm start only
 
 Synthetic records (varied task text, meta-features and datasets) are written straight to
 the log and indexed by `rebuild()`, which is the operation being timed. Queries go through
@@ -179,7 +180,7 @@ def main() -> None:
         root = Path(tmp)
         print("records | rebuild s | probe+open s | warm_start med/p95 ms | "
               "similar_runs med/p95 ms | fix_rates med/p95 ms | full-log rescan med/p95 ms")
-        for size in map(int, args.sizes.split(",")):
+        for size in [int(n) for n in args.sizes.split(",") if n.strip()]:
             r = latency(size, root, args.queries)
             print(f"{r['records']:>7} | {r['rebuild_s']:.2f} | {r['probe_open_s']:.2f} | "
                   f"{r['warm_start_ms'][0]:.2f} / {r['warm_start_ms'][1]:.2f} | "
