@@ -104,6 +104,25 @@ class PastRun(Frozen):
     task_type: TaskType
     family_scores: dict[str, float]  # improvement over the dummy baseline, per family
     distance: float
+    dataset: str = ""
+    task_text: str = ""
+    meta_features: dict[str, Any] = Field(default_factory=dict)
+    family_params: dict[str, dict[str, Any]] = Field(default_factory=dict)  # of each best
+    final_family: str | None = None
+    final_code: str | None = None
+    score: float | None = None
+
+
+class CodeExample(Frozen):
+    """Code that worked on a similar past task, for a coder to learn from."""
+
+    run_id: str
+    dataset: str
+    task_text: str
+    family: str | None
+    code: str
+    gain: float | None  # the final score's improvement over its dummy baseline
+    distance: float  # how far that dataset is from this one (meta-features)
 
 
 class CandidateSpec(Frozen):
@@ -167,6 +186,7 @@ class RepairRequest(Frozen):
     tried: list[str] = Field(default_factory=list)  # "action@signature" already tried
     lineage_codes: list[str] = Field(default_factory=list)  # code already tried
     past_fixes: list[str] = Field(default_factory=list)  # actions that fixed this signature
+    past_fix_diffs: list[str] = Field(default_factory=list)  # their diffs, same order
     columns: list[str] = Field(default_factory=list)
     leaky_columns: list[str] = Field(default_factory=list)
 

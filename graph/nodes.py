@@ -54,12 +54,20 @@ def profile(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 
 def retrieve(state: RunState, runtime: Runtime[Deps]) -> dict:
-    kb, inputs = runtime.context.kb, state["inputs"]
+    """Past successful runs on the nearest datasets (same task type, same scikit-learn
+    minor version when there are any) and their final code as examples for the coder."""
+    from pipesmith.knowledge_base.records import meta_features
+    from pipesmith.knowledge_base.store import code_examples
+    from pipesmith.versions import library_versions
+
+    kb, inputs, profile = runtime.context.kb, state["inputs"], state["profile"]
     if kb is None:
-        return {"past_runs": []}
+        return {"past_runs": [], "examples": []}
     kb.open_in_background()  # needed again by `remember`; overlap its start-up with the runs
-    query = f"{inputs.task_text}; {state['profile'].summary(inputs.task_type)}"
-    return {"past_runs": kb.similar_runs(query, inputs.task_type)}
+    query = f"{inputs.task_text}; {profile.summary(inputs.task_type)}"
+    past = kb.warm_start(query, inputs.task_type, meta_features(profile),
+                         versions=library_versions())
+    return {"past_runs": past, "examples": code_examples(past)}
 
 
 def plan(state: RunState, runtime: Runtime[Deps]) -> dict:
@@ -70,9 +78,18 @@ def plan(state: RunState, runtime: Runtime[Deps]) -> dict:
 def draft(state: RunState, runtime: Runtime[Deps]) -> dict:
     index = state.get("next_index", 0)
     spec = state["plan"].candidates[index]
-    candidate = runtime.context.coder.draft(
-        next_candidate_id(state), spec, state["profile"], state["inputs"])
+    coder = runtime.context.coder
+    # Coders that declare an `examples` parameter get the code of similar past runs.
+    extra = {"examples": state.get("examples") or []} if accepts(coder.draft, "examples") else {}
+    candidate = coder.draft(next_candidate_id(state), spec, state["profile"], state["inputs"],
+                            **extra)
     return _new(state, candidate, next_index=index + 1)
+
+
+def accepts(function, parameter: str) -> bool:
+    import inspect
+
+    return parameter in inspect.signature(function).parameters
 
 
 def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
@@ -179,6 +196,7 @@ def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
     diagnosis = attempts[failed.id].diagnosis
     chain = lineage(state, failed.id)
     kb = runtime.context.kb
+    fixes = kb.fix_rates(diagnosis.signature) if kb else []  # best fix rate first
     request = RepairRequest(
         candidate=failed,
         diagnosis=diagnosis,
@@ -186,7 +204,8 @@ def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
         tried=[f"{c.repair_action}@{attempts[c.parent].diagnosis.signature}"
                for c in chain if c.repair_action and attempts[c.parent].diagnosis],
         lineage_codes=[c.code for c in chain],
-        past_fixes=kb.fixes_for(diagnosis.signature) if kb else [],
+        past_fixes=[fix.action for fix in fixes],
+        past_fix_diffs=[fix.last_fix_diff for fix in fixes],
         columns=[c.name for c in profile.columns],
         leaky_columns=profile.leak_suspects,
     )

@@ -6,7 +6,8 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from pipesmith.agents import schemas
 
-STATE_MODELS = ("RunInputs", "ColumnProfile", "DataProfile", "PastRun", "CandidateSpec", "Plan",
+STATE_MODELS = ("RunInputs", "ColumnProfile", "DataProfile", "PastRun", "CodeExample",
+                "CandidateSpec", "Plan",
                 "Candidate", "Issue", "Diagnosis", "Attempt", "EnsembleProposal",
                 "EnsembleOutcome")
 

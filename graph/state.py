@@ -7,6 +7,7 @@ from typing import Annotated, TypedDict
 from pipesmith.agents.schemas import (
     Attempt,
     Candidate,
+    CodeExample,
     DataProfile,
     EnsembleOutcome,
     EnsembleProposal,
@@ -39,6 +40,7 @@ class RunState(TypedDict, total=False):
     inputs: RunInputs
     profile: DataProfile
     past_runs: list[PastRun]
+    examples: list[CodeExample]  # code of similar successful past runs, for the coder
     plan: Plan
     next_index: int  # the next planned candidate to draft
     current: Candidate | None  # the candidate being validated, run, diagnosed or repaired

@@ -1,236 +1,355 @@
 """The knowledge-base store.
 
-The record log (JSON lines, fsynced) is the source of truth; the Chroma
-collection is an index over it that can be rebuilt from the log. Writers take
-a lock file so two runs never interleave a record.
+The record log (JSON lines, fsynced, knowledge_base/log.py) is the source of truth;
+the Chroma collection (knowledge_base/index.py) is an index over it that can be
+rebuilt from the log at any time. Writers take a lock file so two runs never
+interleave a record. An in-memory view of the log (knowledge_base/view.py) answers
+per-call questions (fix rates, executions, records by id) without re-reading it.
 """
 
 from __future__ import annotations
 
-import fcntl
-import json
 import os
 import threading
-from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import structlog
-from pydantic import BaseModel, ConfigDict, Field
 
-from pipesmith.agents.schemas import PastRun, TaskType
+from pipesmith.agents.schemas import CodeExample, PastRun
+from pipesmith.knowledge_base.index import ChromaIndex, document, minor_version
+from pipesmith.knowledge_base.log import RecordLog, parse_lines
+from pipesmith.knowledge_base.records import (
+    RepairRecord,
+    RunRecord,
+    meta_distance,
+)
+from pipesmith.knowledge_base.view import FixRate, LogView
 
 log = structlog.get_logger(__name__)
-RUNS = "runs"
-
-
-class RunRecord(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    kind: str = "run"
-    run_id: str
-    created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
-    task_text: str
-    dataset: str
-    task_type: TaskType
-    metric: str
-    summary: str  # the data profile in one line; what gets embedded
-    meta_features: dict[str, Any]
-    family_scores: dict[str, float]  # per family: best score minus baseline (sign-adjusted)
-    final_code: str | None
-    score: float | None
-    baseline_score: float | None
-    outcome: str  # "succeeded" or "failed"
-    resources: dict[str, float]
-    versions: dict[str, str]
-    topology: str
-    executions: list[dict[str, Any]] = Field(default_factory=list)  # predicted vs measured
-
-
-class RepairRecord(BaseModel):
-    """One repair: the error it answered, the action taken, and whether it worked."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: str = "repair"
-    run_id: str
-    created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
-    signature: str  # the normalised error signature of the failure repaired
-    taxonomy: str  # class.subclass
-    action: str
-    fixed: bool  # the repaired code no longer failed with the same signature
-    succeeded: bool  # the repaired code ran and was scored
-    diff: str  # unified diff, code before -> after
-    versions: dict[str, str]
+__all__ = ["KnowledgeBase", "RepairRecord", "RunRecord", "default_kb_dir"]
+WARM_START_POOL = 4  # retrieve this many times k by text, then re-rank by meta-features
+OVERFETCH = 5  # unfiltered neighbours asked of the index per result wanted
 
 
 def default_kb_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / "pipesmith" / "kb"
+    """The user's data directory: platformdirs when installed, else the XDG default."""
+    try:
+        from platformdirs import user_data_dir
+    except ImportError:
+        base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+        return Path(base) / "pipesmith" / "kb"
+    return Path(user_data_dir("pipesmith", appauthor=False)) / "kb"
 
 
 class KnowledgeBase:
-    def __init__(self, path: Path, embedding=None) -> None:
+    def __init__(self, path: Path, embedding=None, url: str | None = None) -> None:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
-        self.log_path = self.path / "records.jsonl"
+        self.log = RecordLog(self.path)
+        self.view = LogView(self.log)
+        self.url = url
         self._embedding = embedding
-        self._collection = None
-        self._opening = threading.Lock()
+        self._index: ChromaIndex | None = None
+        self._in_index: set[str] = set()  # run ids this process knows the index holds
+        self._vectors: dict[str, np.ndarray] = {}  # embedded documents, for exact scans
+        self._unseen_cache: tuple[tuple[int, int], list[RunRecord]] = ((-1, -1), [])
+        self._probing = threading.Lock()
+        self.probe_result: str | None = None
+
+    @classmethod
+    def from_settings(cls, settings) -> KnowledgeBase:
+        """The store that `pipesmith.settings.Settings` describe (kb_dir, kb_embedding,
+        kb_url)."""
+        return cls(settings.kb_dir, embedding=settings.kb_embedding, url=settings.kb_url)
+
+    @property
+    def log_path(self) -> Path:
+        return self.log.path
 
     @property
     def embedding(self):
-        if self._embedding is None:  # built on first use: it imports Chroma's types
-            from pipesmith.knowledge_base.embeddings import HashingEmbedding
+        """The embedding function; given as an object, or by kind ("hashing", "semantic"),
+        built on first use because it imports Chroma's types."""
+        if self._embedding is None or isinstance(self._embedding, str):
+            from pipesmith.knowledge_base.embeddings import make_embedding
 
-            self._embedding = HashingEmbedding()
+            self._embedding = make_embedding(self._embedding or "hashing")
         return self._embedding
 
-    def _client(self):
-        import chromadb
-        from chromadb.config import Settings
-
-        return chromadb.PersistentClient(
-            path=str(self.path / "chroma"),
-            settings=Settings(anonymized_telemetry=False, allow_reset=False),
-        )
+    @property
+    def index(self) -> ChromaIndex:
+        """The index, probed against the log the first time this process opens it."""
+        if self._index is None:
+            self._index = ChromaIndex(self.path / "chroma", self.embedding, self.url)
+        with self._probing:
+            if self.probe_result is None:
+                self.probe_result = self._probe()
+        return self._index
 
     @property
     def collection(self):
-        with self._opening:
-            if self._collection is None:
-                self._collection = self._client().get_or_create_collection(
-                    RUNS, embedding_function=self.embedding, metadata={"hnsw:space": "cosine"})
-            return self._collection
+        return self.index.collection()
 
     def open_in_background(self) -> None:
-        """Open the index on a thread, so Chroma's slow import and start-up overlap the
-        sandbox runs (the main thread only waits on them) instead of adding to the run."""
-        if self._collection is None:
-            threading.Thread(target=lambda: self.collection, daemon=True).start()
+        """Open (and probe) the index on a thread, so Chroma's slow import and start-up
+        overlap the sandbox runs instead of adding to the run."""
+        if self.probe_result is None:
+            threading.Thread(target=lambda: self.index, daemon=True).start()
 
-    @contextmanager
-    def _lock(self):
-        with (self.path / "kb.lock").open("w") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+    # -- the startup probe -------------------------------------------------------------
+
+    def _probe(self) -> str:
+        """Check the index against the log: a damaged index is moved aside and rebuilt;
+        records the log has and the index lacks (a writer killed between the two) are
+        indexed. Returns what was done."""
+        runs = self.view.refresh().runs
+        try:
+            held = self._index.ids()
+        except Exception as exc:  # a damaged index raises many internal types
+            log.warning("kb.index_damaged", error=str(exc)[:300], action="rebuild from log")
+            aside = self._index.discard_damaged()
+            self._reindex(list(runs.values()))
+            return f"rebuilt {len(runs)} records (damaged index moved to {aside})" if aside \
+                else f"rebuilt {len(runs)} records"
+        missing = [record for run_id, record in runs.items() if run_id not in held]
+        if missing:
+            self._index.upsert(missing)
+            log.info("kb.index_completed", records=len(missing))
+        self._in_index = held | {r.run_id for r in missing}
+        return f"indexed {len(missing)} missing records" if missing else "ok"
+
+    def _reindex(self, records: list[RunRecord]) -> None:
+        self._index.drop()
+        self._index.upsert(records)
+        self._in_index = {r.run_id for r in records}
+
+    def rebuild(self) -> int:
+        """Drop the index and re-index every run of the log; returns how many."""
+        with self.log.lock():
+            records = list(self.view.refresh().runs.values())
+            if self._index is None:
+                self._index = ChromaIndex(self.path / "chroma", self.embedding, self.url)
             try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+                self._reindex(records)
+            except Exception as exc:  # damaged beyond dropping: start a fresh index
+                log.warning("kb.index_damaged", error=str(exc)[:300], action="move aside")
+                self._index.discard_damaged()
+                self._reindex(records)
+            self.probe_result = "rebuilt"
+        return len(records)
 
-    def _append(self, records: list[BaseModel]) -> None:
-        with self.log_path.open("a") as handle:
-            handle.write("".join(record.model_dump_json() + "\n" for record in records))
-            handle.flush()
-            os.fsync(handle.fileno())
+    # -- writing -----------------------------------------------------------------------
 
     def add_repairs(self, records: list[RepairRecord]) -> None:
         if records:
-            with self._lock():
-                self._append(records)
+            with self.log.lock():
+                self.log.append(records)
 
     def add_run(self, record: RunRecord) -> None:
-        with self._lock():
-            self._append([record])
-            try:
-                self._index(record)
-            except Exception as exc:  # chromadb raises several internal types
-                # The log has the record; `pipesmith kb rebuild` restores the index.
-                log.warning("kb.index_write_failed", run_id=record.run_id, error=str(exc))
+        """Append to the log (the record is safe from here on), then index it."""
+        with self.log.lock():
+            self.log.append([record])
+            self._index_new([record])
         log.info("kb.run_recorded", run_id=record.run_id, outcome=record.outcome)
 
-    def _index(self, record: RunRecord) -> None:
-        self.collection.upsert(
-            ids=[record.run_id],
-            documents=[_document(record)],
-            metadatas=[{"task_type": record.task_type, "outcome": record.outcome,
-                        "metric": record.metric,
-                        "family_scores": json.dumps(record.family_scores)}],
-        )
+    def _index_new(self, records: list[RunRecord]) -> None:
+        try:
+            self.index.upsert(records)
+            self._in_index |= {r.run_id for r in records}
+        except Exception as exc:  # chromadb raises several internal types
+            # The log has the records; the next probe or `kb rebuild` indexes them.
+            log.warning("kb.index_write_failed", error=str(exc)[:300])
 
-    def _raw(self) -> list[dict]:
-        if not self.log_path.exists():
-            return []
-        return [json.loads(line) for line in self.log_path.read_text().splitlines()
-                if line.strip()]
+    def import_records(self, path: Path) -> tuple[int, int]:
+        """Append the records of another log (an export) that this one lacks; returns
+        (runs, repairs) added. Unreadable lines are skipped, as in the log itself."""
+        known_runs = set(self.view.refresh().runs)
+        known_repairs = {(r.run_id, r.signature, r.action, r.diff) for r in self.view.repairs}
+        other = parse_lines(Path(path).read_bytes())
+        runs = [r for r in other if isinstance(r, RunRecord) and r.run_id not in known_runs]
+        repairs = [r for r in other if isinstance(r, RepairRecord)
+                   and (r.run_id, r.signature, r.action, r.diff) not in known_repairs]
+        with self.log.lock():
+            self.log.append(repairs + runs)
+            if runs:
+                self._index_new(runs)
+        return len(runs), len(repairs)
+
+    def export_records(self, path: Path) -> int:
+        """Write every readable record to a JSON-lines file; returns how many."""
+        view = self.view.refresh()
+        records = [*view.repairs, *view.runs.values()]
+        Path(path).write_text("".join(r.model_dump_json() + "\n" for r in records))
+        return len(records)
+
+    # -- reading -----------------------------------------------------------------------
 
     def records(self) -> list[RunRecord]:
-        return [RunRecord.model_validate(r) for r in self._raw() if r.get("kind") == "run"]
+        return list(self.view.refresh().runs.values())
 
     def repairs(self) -> list[RepairRecord]:
-        return [RepairRecord.model_validate(r) for r in self._raw() if r.get("kind") == "repair"]
+        return list(self.view.refresh().repairs)
+
+    def get(self, run_id: str) -> RunRecord | None:
+        return self.view.refresh().runs.get(run_id)
+
+    def repairs_of(self, run_id: str) -> list[RepairRecord]:
+        return [r for r in self.view.refresh().repairs if r.run_id == run_id]
 
     def executions(self) -> list[dict[str, Any]]:
         """Every full run's predicted and measured resources, for the predictor's margins."""
-        return [e for record in self.records() for e in record.executions]
+        return self.view.executions()
+
+    def fix_rates(self, signature: str) -> list[FixRate]:
+        """Per action: how often it fixed this error signature; best first."""
+        return self.view.ranked_fixes(signature)
 
     def fixes_for(self, signature: str) -> list[str]:
         """Actions that fixed this error signature before, best fix rate first."""
-        tally: dict[str, list[int]] = {}
-        for record in self.repairs():
-            if record.signature == signature:
-                fixed, total = tally.setdefault(record.action, [0, 0])
-                tally[record.action] = [fixed + record.fixed, total + 1]
-        rates = {a: (fixed / total, total) for a, (fixed, total) in tally.items() if fixed}
-        return sorted(rates, key=lambda a: rates[a], reverse=True)
+        return [rate.action for rate in self.fix_rates(signature)]
 
-    def rebuild(self) -> int:
-        """Drop the index and re-index every record of the log; returns how many."""
-        records = self.records()
-        with self._lock():
-            client = self._client()
-            if RUNS in [c.name for c in client.list_collections()]:
-                client.delete_collection(RUNS)
-            self._collection = None
-            for record in records:
-                self._index(record)
-        return len(records)
+    def stats(self) -> dict[str, Any]:
+        view = self.view.refresh()
+        runs, repairs = list(view.runs.values()), view.repairs
+        by_kind: dict[str, dict[str, int]] = {}
+        for record in runs:
+            by_kind.setdefault(record.task_type, {}).setdefault(record.outcome, 0)
+            by_kind[record.task_type][record.outcome] += 1
+        fixed = sum(r.fixed for r in repairs)
+        return {
+            "path": str(self.path), "index": self.url or str(self.path / "chroma"),
+            "runs": len(runs), "failed_runs": sum(r.failed for r in runs),
+            "repairs": len(repairs), "repairs_fixed": fixed,
+            "signatures": len(view.fix_rates), "runs_by_task": by_kind,
+            "log_bytes": view.offset,
+        }
 
-    def similar_runs(self, text: str, task_type: str, k: int = 5) -> list[PastRun]:
-        """Past successful runs of the same task type, nearest first.
+    # -- retrieval ---------------------------------------------------------------------
 
-        Embedded Chroma keeps an in-memory copy of its index per process; when another
-        process has written since, a query can fail. The log is the source of truth, so
-        then the answer comes from an exact scan of the log instead.
+    def search(self, text: str, k: int = 5, task_type: str | None = None,
+               outcome: str | None = None,
+               versions: dict[str, str] | None = None) -> list[tuple[RunRecord, float]]:
+        """Runs nearest to `text`, with optional metadata filters; (record, distance) pairs.
+
+        The index answers; runs another process added since this one opened its index
+        (embedded Chroma keeps a per-process copy) are scored exactly from the log and
+        merged in. If the index cannot answer at all, the whole log is scanned.
         """
-        if not self.log_path.exists():
+        view = self.view.refresh()
+        if not view.runs:
             return []  # nothing recorded yet: don't pay for opening the index
+        filters = {key: value for key, value in (
+            ("task_type", task_type), ("outcome", outcome),
+            ("sklearn", minor_version(versions.get("scikit-learn")) if versions else None))
+            if value}
         try:
-            return self._query_index(text, task_type, k)
+            found = self._query_index(view, text, filters, k)
+            unseen = self._unseen(view)
         except Exception as exc:  # chromadb raises several internal types
-            log.warning("kb.index_query_failed", error=str(exc), fallback="log scan")
-            return self._scan_log(text, task_type, k)
+            log.warning("kb.index_query_failed", error=str(exc)[:300], fallback="log scan")
+            found, unseen = {}, list(view.runs.values())
+        matching = [r for r in unseen if _matches(r, filters)]
+        found |= dict(self._scan(text, matching))
+        ranked = sorted(found.items(), key=lambda pair: pair[1])[:k]
+        return [(view.runs[run_id], distance) for run_id, distance in ranked]
 
-    def _scan_log(self, text: str, task_type: str, k: int) -> list[PastRun]:
-        records = [r for r in self.records()
-                   if r.task_type == task_type and r.outcome == "succeeded"]
+    def _query_index(self, view: LogView, text: str, filters: dict[str, str],
+                     k: int) -> dict[str, float]:
+        """Nearest runs that pass the filters. Chroma's own metadata filter costs ~100 ms at
+        10k records while its unfiltered nearest-neighbour search costs ~3 ms, so the index
+        is asked for OVERFETCH times k unfiltered and the filters are applied to the log's
+        records; only when too few pass does Chroma filter."""
+        fetch = k * OVERFETCH
+        hits = self.index.query(text, None, fetch)
+        found = {run_id: d for run_id, d in hits
+                 if run_id in view.runs and _matches(view.runs[run_id], filters)}
+        if len(found) < k and len(hits) == fetch and filters:
+            hits = self.index.query(text, _where(filters), k)  # fewer come back if fewer match
+            found = {run_id: d for run_id, d in hits if run_id in view.runs}
+        return dict(sorted(found.items(), key=lambda pair: pair[1])[:k])
+
+    def _unseen(self, view: LogView) -> list[RunRecord]:
+        """Runs of the log this process's index may not hold (another process wrote them
+        after this one opened its index); recomputed only when the log or index grew."""
+        key = (view.offset, len(self._in_index))
+        if self._unseen_cache[0] != key:
+            self._unseen_cache = (key, [r for r in view.runs.values()
+                                        if r.run_id not in self._in_index])
+        return self._unseen_cache[1]
+
+    def _scan(self, text: str, records: list[RunRecord]) -> list[tuple[str, float]]:
+        """Exact cosine distances from `text` to each record's document."""
         if not records:
             return []
-        query, *docs = self.embedding([text] + [_document(r) for r in records])
-        distances = [1.0 - float(np.dot(query, doc)) for doc in docs]
-        ranked = sorted(zip(distances, records, strict=True), key=lambda pair: pair[0])[:k]
-        return [PastRun(run_id=r.run_id, summary=_document(r), task_type=task_type,
-                        family_scores=r.family_scores, distance=d) for d, r in ranked]
+        for record in records:
+            if record.run_id not in self._vectors:
+                self._vectors[record.run_id] = np.asarray(self.embedding([document(record)])[0])
+        query = np.asarray(self.embedding([text])[0])
+        matrix = np.stack([self._vectors[r.run_id] for r in records])
+        return list(zip([r.run_id for r in records], (1.0 - matrix @ query).tolist(),
+                        strict=True))
 
-    def _query_index(self, text: str, task_type: str, k: int) -> list[PastRun]:
-        collection = self.collection
-        if collection.count() == 0:
-            return []
-        found = collection.query(
-            query_texts=[text], n_results=min(k, collection.count()),
-            where={"$and": [{"task_type": task_type}, {"outcome": "succeeded"}]},
-        )
-        return [
-            PastRun(run_id=run_id, summary=doc, task_type=task_type,
-                    family_scores=json.loads(meta["family_scores"]), distance=float(dist))
-            for run_id, doc, meta, dist in zip(found["ids"][0], found["documents"][0],
-                                               found["metadatas"][0], found["distances"][0],
-                                               strict=True)
-        ]
+    def similar_runs(self, text: str, task_type: str, k: int = 5,
+                     versions: dict[str, str] | None = None) -> list[PastRun]:
+        """Past successful runs of the same task type, nearest to `text` first. With
+        `versions`, runs on the same scikit-learn minor version first; others only when
+        none match."""
+        found = self._filtered(text, task_type, k, versions)
+        return [past_run(record, distance) for record, distance in found]
+
+    def _filtered(self, text, task_type, k, versions):
+        found = []
+        if versions:
+            found = self.search(text, k, task_type=task_type, outcome="succeeded",
+                                versions=versions)
+        return found or self.search(text, k, task_type=task_type, outcome="succeeded")
+
+    def warm_start(self, text: str, task_type: str, features: dict[str, Any], k: int = 5,
+                   versions: dict[str, str] | None = None) -> list[PastRun]:
+        """The past successful runs on the datasets nearest to this one by meta-features
+        (auto-sklearn's meta-learning), among the text-nearest of the same task type.
+        `distance` is the meta-feature distance."""
+        pool = self._filtered(text, task_type, k * WARM_START_POOL, versions)
+        ranked = sorted(((record, meta_distance(features, record.meta_features))
+                         for record, _ in pool), key=lambda pair: pair[1])[:k]
+        return [past_run(record, distance) for record, distance in ranked]
 
 
-def _document(record: RunRecord) -> str:
-    """The text that is embedded for a run."""
-    return f"{record.task_text}; {record.summary}"
+def past_run(record: RunRecord, distance: float) -> PastRun:
+    return PastRun(run_id=record.run_id, summary=document(record), task_type=record.task_type,
+                   family_scores=record.family_scores, distance=distance,
+                   dataset=record.dataset, task_text=record.task_text,
+                   meta_features=record.meta_features, family_params=record.family_params,
+                   final_family=record.final_family, final_code=record.final_code,
+                   score=record.score)
+
+
+def code_examples(past_runs: list[PastRun], limit: int = 3) -> list[CodeExample]:
+    """The final code of the nearest successful past runs, for a coder to learn from."""
+    examples = []
+    for run in past_runs:
+        if not run.final_code:
+            continue
+        gain = run.family_scores.get(run.final_family) if run.final_family else None
+        examples.append(CodeExample(run_id=run.run_id, dataset=run.dataset,
+                                    task_text=run.task_text, family=run.final_family,
+                                    code=run.final_code, gain=gain, distance=run.distance))
+    return examples[:limit]
+
+
+def _where(filters: dict[str, str]) -> dict:
+    """The filters as a Chroma `where` clause."""
+    clauses = [{key: value} for key, value in filters.items()]
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def _matches(record: RunRecord, filters: dict[str, str]) -> bool:
+    """The same filters applied to a record of the log (it holds the index's metadata)."""
+    for key, value in filters.items():
+        field = minor_version(record.versions.get("scikit-learn")) if key == "sklearn" \
+            else getattr(record, key)
+        if field != value:
+            return False
+    return True

@@ -54,7 +54,7 @@ def default_deps(settings: Settings, sandbox=None, kb=None):
     from pipesmith.sandbox.factory import sandbox_from_settings
 
     if kb is None and settings.use_kb:
-        kb = KnowledgeBase(settings.kb_dir)
+        kb = KnowledgeBase.from_settings(settings)
     sandbox = sandbox or sandbox_from_settings(settings)
     coder = Coder()
     if settings.fault_rate > 0:
@@ -221,8 +221,13 @@ def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | N
     out.mkdir(parents=True, exist_ok=True)
     if frame is not None:
         frame.to_parquet(out / "data.parquet", index=False)
+    kb = None
+    if settings.use_kb:
+        from pipesmith.knowledge_base.store import KnowledgeBase
+
+        kb = KnowledgeBase.from_settings(settings)
     return repair_file(file.resolve(), out.resolve(), rounds, sandbox or LocalSandbox(), inputs,
-                       timeout_s=settings.run_timeout_s, on_event=on_event)
+                       timeout_s=settings.run_timeout_s, on_event=on_event, kb=kb)
 
 
 def validate(file: str | Path, *, dataset: str | None = None, data: str | Path | None = None,

@@ -1,4 +1,4 @@
-"""The command line: pipesmith run | resume | kb."""
+"""The command line: pipesmith run | resume | repair | validate | kb (pipesmith/cli_kb.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from pipesmith.cli_kb import kb_app
 from pipesmith.cli_sandbox import sandbox_app
 from pipesmith.errors import InputError
 
 app = typer.Typer(help="Turn a dataset and a task into a trained, validated ML pipeline.",
                   no_args_is_help=True, add_completion=False)
-kb_app = typer.Typer(help="Inspect and maintain the knowledge base.", no_args_is_help=True)
 app.add_typer(kb_app, name="kb")
 app.add_typer(sandbox_app, name="sandbox")
 err = Console(stderr=True)
@@ -76,7 +76,7 @@ def run(
     seed: Annotated[int | None, typer.Option(help="Seed for the split and the models [default: 0].")] = None,
     out: Annotated[Path | None, typer.Option(help="Run directory [default: runs/<run-id>].")] = None,
     llm: Annotated[str, typer.Option(help="Model driving the agents; 'offline' uses the built-in agents.")] = "offline",
-    kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory [default: ~/.local/share/pipesmith/kb].")] = None,
+    kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory [default: the user's data directory].")] = None,
     no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
     fault_rate: Annotated[float, typer.Option(help="Inject a realistic fault into this share of drafts (0-1), to measure the repair loop.")] = 0.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
@@ -117,6 +117,8 @@ def repair(
     task: Annotated[str | None, typer.Option(help="classification, regression or clustering (inferred if omitted).")] = None,
     rounds: Annotated[int, typer.Option(help="Repair rounds at most.")] = 3,
     out: Annotated[Path | None, typer.Option(help="Output directory [default: runs/repair-<id>].")] = None,
+    kb: Annotated[Path | None, typer.Option(help="Knowledge base whose past fixes go first, and which records these repairs.")] = None,
+    no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
 ) -> None:
     """Run FILE in the sandbox, diagnose each failure and patch it, up to --rounds times.
 
@@ -124,6 +126,9 @@ def repair(
     Writes the repaired file, a unified diff and report.json to --out. Exit 0 when the
     final version works, 1 when it does not, 2 for bad input."""
     from pipesmith.api import repair as repair_code
+    from pipesmith.settings import Settings
+
+    settings = Settings(use_kb=not no_kb, **({"kb_dir": kb} if kb else {}))
 
     def show(event) -> None:
         a = event["attempt"]
@@ -134,7 +139,7 @@ def repair(
 
     try:
         report = repair_code(file, dataset=dataset, data=data, target=target, task=task,
-                             rounds=rounds, out=out, on_event=show)
+                             rounds=rounds, out=out, settings=settings, on_event=show)
     except InputError as exc:
         _bad_input(exc)
     where = report.repaired_file or "unchanged"
@@ -188,29 +193,6 @@ def validate(
                   highlight=False, soft_wrap=True)
     out.print("passed" if report.passed else "did not pass", highlight=False)
     raise typer.Exit(0 if report.passed else 1)
-
-
-@kb_app.command("rebuild")
-def kb_rebuild(kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory.")] = None) -> None:
-    """Re-index every record of the log into Chroma."""
-    from pipesmith.knowledge_base.store import KnowledgeBase, default_kb_dir
-
-    count = KnowledgeBase(kb or default_kb_dir()).rebuild()
-    Console().print(f"re-indexed {count} records")
-
-
-@kb_app.command("stats")
-def kb_stats(kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory.")] = None) -> None:
-    """How many runs the knowledge base holds, by task type and outcome."""
-    from collections import Counter
-
-    from pipesmith.knowledge_base.store import KnowledgeBase, default_kb_dir
-
-    records = KnowledgeBase(kb or default_kb_dir()).records()
-    counts = Counter((r.task_type, r.outcome) for r in records)
-    Console().print(f"{len(records)} runs")
-    for (task_type, outcome), n in sorted(counts.items()):
-        Console().print(f"  {task_type:<15} {outcome:<10} {n}")
 
 
 if __name__ == "__main__":

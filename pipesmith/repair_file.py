@@ -27,7 +27,9 @@ from pipesmith.agents.prevalidator import Prevalidator, blocking
 from pipesmith.agents.profiler import profile_table
 from pipesmith.agents.schemas import Candidate, Diagnosis, RepairRequest, RunInputs
 from pipesmith.errors import InputError
+from pipesmith.knowledge_base.records import RepairRecord
 from pipesmith.sandbox.base import ExecJob, Sandbox
+from pipesmith.versions import library_versions
 
 COPY_LIMIT_BYTES = 100 << 20  # a script's sibling files are copied next to it up to this
 
@@ -66,7 +68,10 @@ def is_module(code: str) -> bool:
 
 def repair_file(path: Path, out: Path, rounds: int, sandbox: Sandbox,
                 inputs: RunInputs | None, timeout_s: float = 120.0,
-                on_event: Callable[[dict[str, Any]], None] | None = None) -> RepairReport:
+                on_event: Callable[[dict[str, Any]], None] | None = None,
+                kb=None) -> RepairReport:
+    """With a knowledge base `kb`, past fixes of each error signature go first (best fix
+    rate first) and every repair made here is recorded for the next time."""
     if not path.is_file():
         raise InputError(f"file not found: {path}")
     original = path.read_text()
@@ -122,16 +127,44 @@ def repair_file(path: Path, out: Path, rounds: int, sandbox: Sandbox,
             on_event({"name": "repair", "attempt": attempt})
         if diagnosis is None or round_ == rounds:
             break
+        fixes = kb.fix_rates(diagnosis.signature) if kb is not None else []
         request = RepairRequest(candidate=candidate, diagnosis=diagnosis, history=history,
                                 tried=tried, lineage_codes=codes, columns=columns,
-                                leaky_columns=profile.leak_suspects if profile else [])
+                                leaky_columns=profile.leak_suspects if profile else [],
+                                past_fixes=[f.action for f in fixes],
+                                past_fix_diffs=[f.last_fix_diff for f in fixes])
         repaired = coder.repair(f"a{len(attempts) + 1}", request, profile, inputs)
         if repaired is None:
             break
         tried.append(f"{repaired.repair_action}@{diagnosis.signature}")
         history.append(diagnosis)
         candidate = repaired
+    if kb is not None:
+        kb.add_repairs(_repair_records(out.name, path, attempts, codes))
     return _write(path, out, mode, original, candidate.code, attempts)
+
+
+def _repair_records(run_id: str, path: Path, attempts: list[RepairAttempt],
+                    codes: list[str]) -> list[RepairRecord]:
+    """One record per repair: the failure it answered and whether that failure went away."""
+    versions = library_versions()
+    records = []
+    for before, after, code_before, code_after in zip(attempts, attempts[1:], codes, codes[1:],
+                                                      strict=False):
+        if before.diagnosis is None or not after.repair_action:
+            continue
+        same = after.diagnosis is not None and \
+            after.diagnosis.signature == before.diagnosis.signature
+        records.append(RepairRecord(
+            run_id=run_id, signature=before.diagnosis.signature,
+            taxonomy=f"{before.diagnosis.taxonomy_class}.{before.diagnosis.subclass}",
+            action=after.repair_action, fixed=not same, succeeded=after.diagnosis is None,
+            diff="".join(difflib.unified_diff(code_before.splitlines(keepends=True),
+                                              code_after.splitlines(keepends=True),
+                                              f"{before.id}/{path.name}",
+                                              f"{after.id}/{path.name}")),
+            versions=versions))
+    return records
 
 
 def _copy_siblings(path: Path, workdir: Path) -> None:

@@ -19,7 +19,7 @@ from pipesmith.agents.schemas import (
     RunInputs,
 )
 from pipesmith.graph.state import RunState, elapsed_s, repair_depth
-from pipesmith.knowledge_base.store import RepairRecord, RunRecord
+from pipesmith.knowledge_base.records import RepairRecord, RunRecord, meta_features
 from pipesmith.metrics import get_metric
 from pipesmith.reliability import Reliability, reliability
 from pipesmith.versions import library_versions
@@ -207,24 +207,39 @@ def family_scores(report: Report, state: RunState) -> dict[str, float]:
     return gains
 
 
+def family_params(report: Report, state: RunState) -> dict[str, dict]:
+    """The parameters of each family's best successful candidate, for warm starts."""
+    sign = 1.0 if get_metric(report.metric).greater_is_better else -1.0
+    best: dict[str, tuple[float, dict]] = {}
+    for attempt in report.attempts:
+        spec = state["candidates"][attempt.id].spec
+        if not attempt.succeeded or spec is None or attempt.score is None:
+            continue
+        if spec.family not in best or sign * attempt.score > best[spec.family][0]:
+            best[spec.family] = (sign * attempt.score, dict(spec.params))
+    return {family: params for family, (_, params) in best.items()}
+
+
 def run_record(report: Report, state: RunState) -> RunRecord:
     profile = report.profile
-    final_code = (state["candidates"][report.final_attempt].code
-                  if report.final_attempt else None)
+    final = state["candidates"][report.final_attempt] if report.final_attempt else None
+    final_attempt = next((a for a in report.attempts if a.id == report.final_attempt), None)
     return RunRecord(
         run_id=report.run_id, task_text=report.task_text, dataset=report.dataset,
         task_type=report.task_type, metric=report.metric,
         summary=profile.summary(report.task_type),
-        meta_features={
-            "rows": profile.n_rows, "columns": profile.n_columns,
-            "numeric": len(profile.names("numeric")),
-            "categorical": len(profile.names("categorical")),
-            "missing_share": profile.missing_share, "n_classes": profile.n_classes,
-            "minority_share": profile.minority_share, "target_mean": profile.target_mean,
-            "target_std": profile.target_std,
-        },
-        family_scores=family_scores(report, state), final_code=final_code,
-        score=report.score, baseline_score=report.baseline_score, outcome=report.status,
+        meta_features=meta_features(profile),
+        family_scores=family_scores(report, state),
+        family_params=family_params(report, state),
+        plan=[spec.model_dump() for spec in report.plan.candidates],
+        final_code=final.code if final else None,
+        final_family=final.spec.family if final and final.spec else None,
+        score=report.score, baseline_score=report.baseline_score,
+        metrics={"first_pass_success": report.first_pass_success,
+                 "rounds_used": report.rounds_used, "reliability": report.reliability.score,
+                 "fold_scores": final_attempt.fold_scores if final_attempt else [],
+                 "warnings": final_attempt.warnings if final_attempt else []},
+        outcome=report.status,
         resources={"elapsed_s": report.elapsed_s, "sandbox_s": report.sandbox_s,
                    "peak_mem_mb": max((a.peak_mem_mb for a in report.attempts), default=0.0)},
         versions=report.versions, topology=report.topology,

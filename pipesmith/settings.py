@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from pipesmith.knowledge_base.store import default_kb_dir
@@ -25,8 +26,10 @@ class Settings(BaseSettings):
     disk_mb: int = 1024  # largest file a candidate run may write
     cv_folds: int = 3  # folds on the training split, for the score spread
     runs_dir: Path = Path("runs")
-    kb_dir: Path = default_kb_dir()
+    kb_dir: Path = Field(default_factory=default_kb_dir)  # evaluated per instance
     use_kb: bool = True
+    kb_embedding: Literal["hashing", "semantic"] = "hashing"  # semantic: extra `semantic`
+    kb_url: str | None = None  # a Chroma server (`chroma run`) for the index; log in kb_dir
     topology: str = "full"
     smoke_rows: int = 300  # rows of the smoke run before each full run; 0 turns it off
     fault_rate: float = 0.0  # inject a realistic fault into this share of drafts (research)
