@@ -28,4 +28,5 @@ class Settings(BaseSettings):
     use_kb: bool = True
     topology: str = "full"
     smoke_rows: int = 300  # rows of the smoke run before each full run; 0 turns it off
+    backend: str = "sklearn"  # sklearn, torch, tensorflow or auto (see docs/backends.md)
     fault_rate: float = 0.0  # inject a realistic fault into this share of drafts (research)
