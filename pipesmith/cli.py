@@ -40,7 +40,9 @@ def _finish(report, out_console: Console) -> None:
 
 
 def _bad_input(exc: InputError) -> None:
-    err.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
+    from rich.markup import escape  # messages may hold brackets, e.g. "pipesmith[torch]"
+
+    err.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 

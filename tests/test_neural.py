@@ -144,3 +144,72 @@ def test_neural_fault_is_diagnosed_and_repaired(name, backend, dataset, prepared
         candidate = repaired
     assert trail and trail[0][0] == operator.expected, trail
     assert metrics["score"] > metrics["baseline_score"]
+
+
+# --- choosing backends ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def without_neural_extras(monkeypatch):
+    """Point the backends at module names that are really not installed."""
+    monkeypatch.setitem(backends.MODULES, "torch", ("pipesmith_test_no_torch",))
+    monkeypatch.setitem(backends.MODULES, "tensorflow", ("pipesmith_test_no_tensorflow",))
+
+
+@pytest.mark.parametrize("backend", [pytest.param("torch", marks=TORCH)])
+def test_planner_follows_the_backend(backend, prepared):
+    inputs, profile = prepared("breast_cancer", "torch")  # 569 rows
+    assert {s.family for s in Planner().plan(inputs, profile, []).candidates} == {
+        "torch_mlp", "torch_mlp_wide"}
+    auto = Planner().plan(inputs.model_copy(update={"backend": "auto"}), profile, [])
+    families = [s.family for s in auto.candidates]
+    assert len(families) == inputs.max_candidates and families[-1] == "torch_mlp"
+    assert all(not f.startswith(("torch", "keras")) for f in families[:-1])
+    small, small_profile = prepared("iris", "auto")  # 150 rows: too few for a network
+    assert all(not s.family.startswith(("torch", "keras"))
+               for s in Planner().plan(small, small_profile, []).candidates)
+
+
+def test_without_the_extras_nothing_neural_is_planned(without_neural_extras, prepared):
+    inputs, profile = prepared("breast_cancer", "auto")
+    assert all(not s.family.startswith(("torch", "keras"))
+               for s in Planner().plan(inputs, profile, []).candidates)
+    for backend in ("torch", "tensorflow"):
+        with pytest.raises(backends.InputError, match=rf'pip install "pipesmith\[{backend}\]"'):
+            backends.check_backend(backend)
+    with pytest.raises(backends.InputError, match="must be one of"):
+        backends.check_backend("jax")
+
+
+def test_cli_names_the_missing_extra(without_neural_extras, tmp_path):
+    from typer.testing import CliRunner
+
+    from pipesmith.cli import app
+
+    result = CliRunner().invoke(app, ["run", "--dataset", "iris", "--backend", "torch",
+                                      "--no-kb", "--out", str(tmp_path / "run"), "-q"])
+    assert result.exit_code == 2
+    assert 'pip install "pipesmith[torch]"' in result.output
+    assert not (tmp_path / "run").exists()  # bad input: nothing written
+
+
+@pytest.mark.parametrize("backend", [pytest.param("torch", marks=TORCH)])
+def test_resources_know_the_framework_and_the_network(backend, prepared):
+    from pipesmith.agents import repairs
+    from pipesmith.agents.resources import predict, sized_from_code
+
+    inputs, profile = prepared("breast_cancer", backend)
+    neural = draft(inputs, profile)
+    sklearn = draft(inputs.model_copy(update={"backend": "sklearn"}), profile)
+    neural_mb = predict(profile, sized_from_code(neural.spec, neural.code), 0, None, 0, [])
+    sklearn_mb = predict(profile, sized_from_code(sklearn.spec, sklearn.code), 0, None, 0, [])
+    assert neural_mb.peak_mem_mb - sklearn_mb.peak_mem_mb >= 150  # torch's own import
+    ctx = FaultContext([c.name for c in profile.columns], inputs.task_type, False)
+    huge = next(op for op in NEURAL_OPERATORS if op.name == "huge_network").mutate(
+        neural.code, random.Random(0), ctx)
+    bound = predict(profile, sized_from_code(neural.spec, huge), 0, None, 0, []).mem_bound_mb
+    assert bound > inputs.memory_mb  # the execute node shrinks it before it runs ...
+    shrunk = repairs.apply("shrink_model", huge, None, repairs.RepairContext())
+    assert "hidden=(256, 256)" in shrunk  # ... to widths that fit
+    assert predict(profile, sized_from_code(neural.spec, shrunk), 0, None, 0,
+                   []).mem_bound_mb < inputs.memory_mb
