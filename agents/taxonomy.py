@@ -98,7 +98,7 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
     E("neural", "loss_target_mismatch", "recoverable",
       "the loss does not suit the task or the labels' shape (e.g. class labels to a BCE loss)",
       patterns=(r"Target size \(torch\.Size\(\[.*\]\)\) must be the same as input size",
-                r"`target` and `output` must have the same shape",
+                r"`target` and `output` must have the same (shape|rank)",
                 r"0D or 1D target tensor expected", r"Target -?\d+ is out of bounds",
                 r"expected scalar type Long but found", r"Received a label value of"),
       repair_actions=("fix_loss", "redraft")),
