@@ -29,9 +29,10 @@ FIT_SECONDS_PER_MCELL = {  # seconds per million (rows x features) cells, per fa
     "kmeans": 0.3, "gaussian_mixture": 0.5, "agglomerative": 3.0,
 }
 # Neural backends: the framework's import on top of BASE_MB/BASE_S (measured here: torch
-# +180 MB, TensorFlow with Keras +480 MB resident), and the cost of one optimiser step and
+# +180 MB, TensorFlow with Keras +480 MB resident; torch's first optimiser step imports
+# torch._dynamo, seconds more), and the cost of one optimiser step and
 # of one epoch's bookkeeping (Keras' fit() runs callbacks and a validation pass per epoch).
-FRAMEWORK = {"torch": {"mb": 180.0, "s": 3.0, "step_s": 0.004, "epoch_s": 0.01},
+FRAMEWORK = {"torch": {"mb": 180.0, "s": 5.0, "step_s": 0.004, "epoch_s": 0.01},
              "tensorflow": {"mb": 480.0, "s": 7.0, "step_s": 0.004, "epoch_s": 0.1}}
 DEFAULT_MARGIN = {"memory": 1.5, "wall": 2.5}
 COVERAGE = 0.95
