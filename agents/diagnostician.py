@@ -33,6 +33,16 @@ def last_exception(stderr: str) -> tuple[str, str]:
     return "", ""
 
 
+def exception_detail(stderr: str, limit: int = 1500) -> str:
+    """The lines after the last exception line: the rest of a multi-line message (Keras puts
+    the actual cause there, under "Exception encountered when calling ...")."""
+    lines = stderr.strip().splitlines()
+    for index in range(len(lines) - 1, -1, -1):
+        if _EXCEPTION_LINE.match(lines[index].strip()):
+            return "\n".join(ln for ln in lines[index + 1:] if ln.strip())[:limit]
+    return ""
+
+
 def candidate_line(stderr: str, source_name: str = "candidate.py") -> int | None:
     """The innermost traceback frame inside the candidate's own file."""
     frames = _frame(source_name).findall(stderr)
@@ -67,11 +77,11 @@ def excerpt(code: str, line: int | None, context: int = 2) -> str:
                      for n in range(start, stop))
 
 
-def match(status: str, exc_type: str, message: str) -> TaxonomyEntry:
+def match(status: str, exc_type: str, message: str, detail: str = "") -> TaxonomyEntry:
     for row in TAXONOMY:
         if status in row.statuses:
             return row
-    text = f"{exc_type}: {message}"
+    text = f"{exc_type}: {message}" + (f"\n{detail}" if detail else "")
     for row in TAXONOMY:
         if not row.exceptions and not row.patterns:
             continue
@@ -104,7 +114,8 @@ class Diagnostician:
     def diagnose_result(self, result: ExecResult, code: str,
                         source_name: str = "candidate.py") -> Diagnosis:
         exc_type, message = last_exception(result.stderr)
-        row = match(result.status, exc_type, message)
+        detail = exception_detail(result.stderr)
+        row = match(result.status, exc_type, message, detail)
         line = candidate_line(result.stderr, source_name) or line_of_quoted_name(code, message)
         if result.status in ("timeout", "cpu_timeout"):
             summary = f"the run exceeded its time limit after {result.wall_s:.1f}s"
@@ -112,7 +123,9 @@ class Diagnostician:
             summary = f"{exc_type}: {message}"[:300]
         else:
             summary = f"the run ended with status {result.status} (exit {result.exit_code})"
-        evidence = [ln for ln in result.stderr.strip().splitlines()[-6:] if ln.strip()] or [
+        evidence = [ln for ln in dict.fromkeys(detail.splitlines()[:1]
+                                               + result.stderr.strip().splitlines()[-6:])
+                    if ln.strip()] or [
             f"status {result.status}, exit code {result.exit_code}, signal {result.signal}, "
             f"{result.wall_s:.1f}s"]
         return Diagnosis(

@@ -1,7 +1,10 @@
 """Model families the offline planner and coder know, as one table.
 
 `light` holds the parameters the shrink_model repair switches to after a
-timeout or out-of-memory failure.
+timeout or out-of-memory failure. Neural families (PyTorch, Keras on TensorFlow)
+have no importable module: their estimator class is written into the candidate
+from `support` (a file under code_templates/), so the standalone pipeline.py
+retrains with exactly the code that ran.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ class Family:
     seeded: bool = True  # takes random_state
     parallel: bool = False  # takes n_jobs
     max_rows: int | None = None  # too slow above this many rows
+    backend: str = "sklearn"
+    support: str | None = None  # code template defining `cls` inside the candidate
+    imports: tuple[str, ...] = ()  # what the support code needs at module level
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -72,9 +78,42 @@ FAMILIES: tuple[Family, ...] = (
 )
 
 
-def families_for(task_type: str, n_rows: int) -> list[Family]:
-    return [f for f in FAMILIES
-            if f.task_type == task_type and (f.max_rows is None or n_rows <= f.max_rows)]
+def _neural(backend: str, support: str, prefix: str, imports: tuple[str, ...]):
+    """The neural rows: a small and a wide MLP per task, kept to seconds on a CPU."""
+    light = {"hidden": (32,), "batch_size": 64, "epochs": 30}
+    small = {"hidden": (64, 32), "learning_rate": 0.001, "batch_size": 64, "epochs": 60}
+    wide = {"hidden": (256, 128), "learning_rate": 0.0005, "batch_size": 64, "epochs": 60,
+            "dropout": 0.2}
+    name = "torch" if backend == "torch" else "keras"
+    if backend == "tensorflow":  # Keras' fit() costs more per epoch on small data
+        small, wide = {**small, "epochs": 40}, {**wide, "epochs": 40}
+    return tuple(
+        Family(f"{name}_mlp{suffix}", task, "", f"{prefix}MLP{kind}", params, light, scale=True,
+               encoding="onehot", parallel=True, backend=backend, support=support,
+               imports=imports)
+        for task, kind in (("classification", "Classifier"), ("regression", "Regressor"))
+        for suffix, params in (("", small), ("_wide", wide))
+    )
+
+
+NEURAL_IMPORTS = ("import warnings", "import numpy as np",
+                  "from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin",
+                  "from sklearn.exceptions import ConvergenceWarning")
+FAMILIES += _neural("torch", "torch_estimator.py.tmpl", "Torch", NEURAL_IMPORTS)
+FAMILIES += _neural("tensorflow", "keras_estimator.py.tmpl", "Keras", NEURAL_IMPORTS)
+
+
+def families_for(task_type: str, n_rows: int,
+                 backends: tuple[str, ...] = ("sklearn",)) -> list[Family]:
+    """Eligible families, by backend in the order given, then in table order."""
+    return sorted((f for f in FAMILIES
+                   if f.task_type == task_type and f.backend in backends
+                   and (f.max_rows is None or n_rows <= f.max_rows)),
+                  key=lambda f: backends.index(f.backend))
+
+
+def backend_of(family: str) -> str:
+    return next((f.backend for f in FAMILIES if f.name == family), "sklearn")
 
 
 def get_family(task_type: str, name: str) -> Family:

@@ -245,6 +245,60 @@ def too_many_components(code, rng, ctx):
     return _add_import(code, "from sklearn.decomposition import PCA") if code else None
 
 
+# --- neural candidates (PyTorch, Keras): the slips of hand-written training loops ----------
+
+NEURAL_MODEL = r"(model = (Torch|Keras)MLP(Classifier|Regressor)\()"
+
+
+def _neural_keyword(code: str, keyword: str, value: str) -> str | None:
+    """Set `keyword=value` on the neural estimator the builder constructs."""
+    if not re.search(NEURAL_MODEL, code):
+        return None
+    code = re.sub(rf"(model = (?:Torch|Keras)MLP\w+\(.*?){keyword}=(\([^)]*\)|[^,)]+),? ?",
+                  r"\1", code, count=1)
+    return _sub_once(NEURAL_MODEL, rf"\1{keyword}={value}, ", code)
+
+
+def float64_inputs(code, rng, ctx):
+    if "class TorchMLP(" not in code:
+        return None  # Keras casts its inputs to the layers' dtype itself
+    return _sub_once(r"torch\.as_tensor\(np\.asarray\(X, dtype=np\.float32\), device=device\)",
+                     "torch.as_tensor(np.asarray(X, dtype=np.float64), device=device)", code)
+
+
+def hardcoded_input_width(code, rng, ctx):
+    return _neural_keyword(code, "input_width", str(max(1, len(ctx.columns) // 2)))
+
+
+def wrong_loss(code, rng, ctx):
+    if ctx.task_type != "classification":
+        return None
+    loss = '"bce"' if "class TorchMLP(" in code else '"binary_crossentropy"'
+    return _neural_keyword(code, "loss", loss)
+
+
+def exploding_learning_rate(code, rng, ctx):
+    return _neural_keyword(code, "learning_rate", "1000000.0")
+
+
+def huge_network(code, rng, ctx):
+    return _neural_keyword(code, "hidden", "(200000, 200000)")
+
+
+def too_few_epochs(code, rng, ctx):
+    code = _neural_keyword(code, "epochs", "2")
+    return _neural_keyword(code, "learning_rate", "1e-06") if code else None
+
+
+NEURAL_OPERATORS: tuple[Operator, ...] = (
+    Operator("float64_inputs", "neural.dtype_mismatch", float64_inputs),
+    Operator("hardcoded_input_width", "neural.input_width", hardcoded_input_width),
+    Operator("wrong_loss", "neural.loss_target_mismatch", wrong_loss),
+    Operator("exploding_learning_rate", "numerical.divergence", exploding_learning_rate),
+    Operator("huge_network", "neural.out_of_memory", huge_network),
+    Operator("too_few_epochs", "numerical.non_convergence", too_few_epochs),
+)
+
 OPERATORS: tuple[Operator, ...] = (
     Operator("syntax_missing_colon", "syntax.invalid_syntax", syntax_missing_colon),
     Operator("syntax_unclosed_paren", "syntax.invalid_syntax", syntax_unclosed_paren),
@@ -269,14 +323,14 @@ OPERATORS: tuple[Operator, ...] = (
     Operator("placeholder_model", "quality.below_baseline", placeholder_model),
     Operator("network_download", "sandbox_policy.network_denied", network_download),
 )
-BY_NAME = {op.name: op for op in OPERATORS}
+BY_NAME = {op.name: op for op in OPERATORS + NEURAL_OPERATORS}
 
 
 class FaultInjectingCoder:
     """Wraps a coder; each draft gets one applicable fault with probability `rate`."""
 
     def __init__(self, coder, rate: float, seed: int = 0, network_isolated: bool = False,
-                 operators: tuple[Operator, ...] = OPERATORS) -> None:
+                 operators: tuple[Operator, ...] = OPERATORS + NEURAL_OPERATORS) -> None:
         if not 0.0 <= rate <= 1.0:
             raise ValueError("the fault rate must be between 0 and 1")
         self.coder, self.rate, self.seed = coder, rate, seed

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from pipesmith.agents.backends import planned_backends
 from pipesmith.agents.families import families_for
 from pipesmith.agents.schemas import CandidateSpec, DataProfile, PastRun, Plan, RunInputs
 
@@ -58,7 +59,8 @@ def family_warm_params(past_runs: list[PastRun]) -> dict[str, tuple[dict, str]]:
 
 class Planner:
     def plan(self, inputs: RunInputs, profile: DataProfile, past_runs: list[PastRun]) -> Plan:
-        families = families_for(inputs.task_type, profile.n_rows)
+        backends = planned_backends(inputs.backend, profile.n_rows)
+        families = families_for(inputs.task_type, profile.n_rows, backends)
         evidence = family_evidence(past_runs)
         priority = family_priority(past_runs)
         warm = family_warm_params(past_runs)
@@ -67,6 +69,9 @@ class Planner:
             # Stable sort: families with evidence first, best first; the rest keep their order.
             families.sort(key=lambda f: -priority.get(f.name, float("-inf")))
             notes.append(f"order from {len(past_runs)} similar past runs")
+        if len(backends) > 1:  # auto with a neural backend: give the network a slot
+            families = _with_one_of(families, backends[1], inputs.max_candidates)
+            notes.append(f"backends: {', '.join(backends)}")
         if inputs.task_type == "clustering":
             specs = self._clustering_specs(families, inputs.max_candidates)
         else:
@@ -90,6 +95,13 @@ class Planner:
                     name=f"{f.name}_k{k}", family=f.name, params={**f.params, key[f.name]: k},
                     scale=f.scale, encoding=f.encoding, rationale=f"{k} clusters"))
         return specs[:limit]
+
+
+def _with_one_of(families, backend: str, limit: int):
+    """The first `limit` families with the best one of `backend` among them."""
+    first = next((f for f in families if f.backend == backend), None)
+    others = [f for f in families if f.backend != backend]
+    return others if first is None else others[: max(0, limit - 1)] + [first]
 
 
 def _rationale(family: str, evidence: dict[str, float],

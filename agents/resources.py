@@ -16,6 +16,7 @@ import math
 
 from pydantic import BaseModel, ConfigDict
 
+from pipesmith.agents.families import backend_of
 from pipesmith.agents.schemas import CandidateSpec, DataProfile
 
 BASE_MB = 230.0  # Python with pandas, NumPy and scikit-learn imported (measured here)
@@ -27,6 +28,12 @@ FIT_SECONDS_PER_MCELL = {  # seconds per million (rows x features) cells, per fa
     "logistic_regression": 0.2, "ridge": 0.05, "svc": 4.0, "svr": 4.0, "knn": 0.3,
     "kmeans": 0.3, "gaussian_mixture": 0.5, "agglomerative": 3.0,
 }
+# Neural backends: the framework's import on top of BASE_MB/BASE_S (measured here: torch
+# +180 MB, TensorFlow with Keras +480 MB resident; torch's first optimiser step imports
+# torch._dynamo, seconds more), and the cost of one optimiser step and
+# of one epoch's bookkeeping (Keras' fit() runs callbacks and a validation pass per epoch).
+FRAMEWORK = {"torch": {"mb": 180.0, "s": 5.0, "step_s": 0.004, "epoch_s": 0.01},
+             "tensorflow": {"mb": 480.0, "s": 7.0, "step_s": 0.004, "epoch_s": 0.1}}
 DEFAULT_MARGIN = {"memory": 1.5, "wall": 2.5}
 COVERAGE = 0.95
 
@@ -43,7 +50,7 @@ class ResourcePrediction(BaseModel):
     calibration_runs: int  # past runs the margins were learnt from
 
 
-SIZE_KEYWORDS = ("n_estimators", "min_samples_leaf")
+SIZE_KEYWORDS = ("n_estimators", "min_samples_leaf", "epochs", "batch_size")
 
 
 def sized_from_code(spec: CandidateSpec | None, code: str) -> CandidateSpec | None:
@@ -60,6 +67,11 @@ def sized_from_code(spec: CandidateSpec | None, code: str) -> CandidateSpec | No
         if isinstance(node, ast.keyword) and node.arg in SIZE_KEYWORDS and \
                 isinstance(node.value, ast.Constant) and isinstance(node.value.value, int):
             found[node.arg] = max(found.get(node.arg, 0), node.value.value)
+        if isinstance(node, ast.keyword) and node.arg == "hidden":
+            try:
+                found["hidden"] = tuple(int(w) for w in ast.literal_eval(node.value))
+            except (ValueError, TypeError, SyntaxError):
+                pass
     return spec.model_copy(update={"params": {**spec.params, **found}}) if found else spec
 
 
@@ -76,6 +88,8 @@ def analytic(profile: DataProfile, spec: CandidateSpec | None, cv_folds: int,
     rows = rows or profile.n_rows
     cells = feature_cells(profile) * rows / max(profile.n_rows, 1)
     family = spec.family if spec else "random_forest"
+    if backend_of(family) in FRAMEWORK:
+        return _neural(profile, spec, cv_folds, rows, cells)
     data_mb = cells * 8 * DATA_COPIES / 1e6
     model_mb = 0.0
     n_estimators = (spec.params.get("n_estimators", 0) if spec else 0) or 0
@@ -87,6 +101,26 @@ def analytic(profile: DataProfile, spec: CandidateSpec | None, cv_folds: int,
     size = max(1.0, n_estimators / 100)
     fit_s = FIT_SECONDS_PER_MCELL.get(family, 1.0) * cells / 1e6 * size * math.log2(rows + 2)
     return BASE_MB + data_mb + model_mb, BASE_S + fit_s * (1 + cv_folds)
+
+
+def _neural(profile: DataProfile, spec: CandidateSpec, cv_folds: int, rows: int,
+            cells: float) -> tuple[float, float]:
+    """A network: the framework, the data as float32 tensors, and weights with their
+    gradients and two AdamW moments (4 copies of float32) for memory; optimiser steps and
+    epochs for time (early stopping only makes it shorter)."""
+    framework = FRAMEWORK[backend_of(spec.family)]
+    width = cells / max(rows, 1)
+    layers = [width, *spec.params.get("hidden", (64, 32)), 8]
+    weights = sum(a * b for a, b in zip(layers, layers[1:], strict=False))
+    batch = spec.params.get("batch_size", 64)
+    activations = batch * sum(layers) * 4 * 3  # forward values, gradients, dropout masks
+    memory = BASE_MB + framework["mb"] + (cells * 4 * DATA_COPIES + weights * 16
+                                          + activations) / 1e6
+    epochs = spec.params.get("epochs", 60)
+    steps = epochs * math.ceil(rows / batch)
+    size = max(1.0, weights / 1e5)  # bigger layers make each step slower
+    fit_s = steps * framework["step_s"] * size + epochs * framework["epoch_s"]
+    return memory, BASE_S + framework["s"] + fit_s * (1 + cv_folds)
 
 
 def conformal_margin(ratios: list[float], default: float) -> float:

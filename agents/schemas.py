@@ -47,6 +47,7 @@ class RunInputs(Frozen):
     fault_rate: float = 0.0  # recorded so the report says when faults were injected
     smoke_rows: int = 300  # rows of the smoke run; 0 turns it off
     rows_dropped_missing_target: int = 0
+    backend: Literal["sklearn", "torch", "tensorflow", "auto"] = "sklearn"  # model library
 
 
 class ColumnProfile(Frozen):

@@ -13,6 +13,7 @@ from typing import Any
 
 import structlog
 
+from pipesmith.agents.backends import check_backend
 from pipesmith.datasets import (
     Table,
     check_metric,
@@ -103,7 +104,7 @@ def _resolve(table: Table, task: str | None, metric: str | None, settings: Setti
         max_repair_rounds=settings.max_repair_rounds, run_timeout_s=settings.run_timeout_s,
         n_jobs=settings.n_jobs, test_size=settings.test_size, memory_mb=settings.memory_mb,
         disk_mb=settings.disk_mb, cv_folds=settings.cv_folds, fault_rate=settings.fault_rate,
-        smoke_rows=settings.smoke_rows,
+        smoke_rows=settings.smoke_rows, backend=settings.backend,
         rows_dropped_missing_target=len(table.frame) - len(frame),
     )
     return inputs, frame
@@ -139,6 +140,7 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
         raise InputError("--fault-rate must be between 0 and 1")
     if llm not in LLM_MODES:
         raise InputError(f"--llm {llm!r} is not available yet; use one of {', '.join(LLM_MODES)}")
+    check_backend(settings.backend)
     table = _load(dataset, data, target)
     run_id = new_run_id(table.source)
     out = Path(out) if out is not None else settings.runs_dir / run_id

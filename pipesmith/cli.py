@@ -42,7 +42,9 @@ def _finish(report, out_console: Console) -> None:
 
 
 def _bad_input(exc: InputError) -> None:
-    err.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
+    from rich.markup import escape  # messages may hold brackets, e.g. "pipesmith[torch]"
+
+    err.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -80,12 +82,14 @@ def run(
     no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
     fault_rate: Annotated[float, typer.Option(help="Inject a realistic fault into this share of drafts (0-1), to measure the repair loop.")] = 0.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
+    backend: Annotated[str | None, typer.Option(help="Model library: sklearn, torch, tensorflow, or auto (adds a neural network where the data suits one and the library is installed) [default: sklearn].")] = None,
 ) -> None:
     """Plan, write, check, run, repair and ensemble pipelines; write the report to --out."""
     from pipesmith.api import run as run_pipeline
     from pipesmith.settings import Settings
 
     overrides = {"use_kb": not no_kb, "fault_rate": fault_rate} | ({"kb_dir": kb} if kb else {})
+    overrides |= {"backend": backend} if backend else {}
     settings = Settings(**overrides)
     _with_progress(budget or settings.budget_s, quiet, lambda progress: run_pipeline(
         dataset=dataset, data=data, target=target, task=task, metric=metric, budget_s=budget,

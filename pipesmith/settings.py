@@ -32,6 +32,7 @@ class Settings(BaseSettings):
     kb_url: str | None = None  # a Chroma server (`chroma run`) for the index; log in kb_dir
     topology: str = "full"
     smoke_rows: int = 300  # rows of the smoke run before each full run; 0 turns it off
+    backend: str = "sklearn"  # sklearn, torch, tensorflow or auto (see docs/backends.md)
     fault_rate: float = 0.0  # inject a realistic fault into this share of drafts (research)
     # --- sandbox (docs/sandbox.md) ---
     sandbox_backend: Literal["local", "docker"] = "local"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pipesmith.agents import backends
 from pipesmith.agents.coder import Coder
 from pipesmith.agents.diagnostician import Diagnostician
 from pipesmith.agents.executor import Executor
@@ -151,6 +152,20 @@ CASES: dict[str, tuple[str, str, str]] = {
                               "    raise ValueError('the plan said three layers')\n"),
     "runtime.unclassified": ("iris", "classification",
                              "def build_pipeline(task):\n    raise RuntimeError('boom')\n"),
+    # Neural-network failures, raised by real PyTorch (tests/test_neural.py repairs them).
+    "neural.dtype_mismatch": ("iris", "classification",
+                              "def build_pipeline(task):\n    import torch\n"
+                              "    torch.nn.Linear(4, 2)(torch.ones(3, 4, dtype=torch.float64))\n"),
+    "neural.input_width": ("iris", "classification",
+                           "def build_pipeline(task):\n    import torch\n"
+                           "    torch.nn.Linear(3, 2)(torch.ones(5, 4))\n"),
+    "neural.loss_target_mismatch": ("iris", "classification",
+                                    "def build_pipeline(task):\n    import torch\n"
+                                    "    torch.nn.BCEWithLogitsLoss()(torch.zeros(4, 3),"
+                                    " torch.zeros(4, dtype=torch.long))\n"),
+    "neural.out_of_memory": ("iris", "classification",
+                             "def build_pipeline(task):\n    import torch\n"
+                             "    return torch.nn.Linear(200000, 200000)\n"),
 }
 
 
@@ -198,6 +213,8 @@ def test_each_subclass_is_diagnosed_from_a_real_failure(key, sandbox, tmp_path):
         pytest.skip("the pids cgroup controller is not writable here")
     if key == "sandbox_policy.network_denied" and not sandbox.isolate_network:
         pytest.skip("no network namespace here: the case would try a real connection")
+    if key.startswith("neural.") and not backends.available("torch"):
+        pytest.skip("PyTorch is not installed")
     code = HEADER + body
     diagnosis, result = diagnose_case(sandbox, tmp_path, dataset, task_type, code)
     detail = result.stderr[-1500:] if result else ""
