@@ -127,11 +127,7 @@ class DockerSandbox:
                 outcome = self._supervise(client, job, workdir, source, groups)
         except OSError as exc:
             outcome = Outcome(infra=f"could not prepare the workdir: {exc}")
-        if groups is not None:
-            groups.observe(outcome)
-            groups.remove()
-        if scratch is not None and scratch.copy_errors:
-            outcome.notes.append(f"not copied back: {'; '.join(scratch.copy_errors[:3])}")
+        outcome.settle(groups, scratch)
         if not outcome.pids_exhausted and outcome.stderr is not None and not outcome.infra:
             tail = outcome.stderr.text()[-4000:]
             outcome.pids_exhausted = any(sign in tail for sign in PIDS_SIGNS)

@@ -125,11 +125,7 @@ class LocalSandbox:
                                           groups)
         except OSError as exc:
             outcome = Outcome(infra=f"could not prepare the workdir: {exc}")
-        if groups is not None:
-            groups.observe(outcome)
-            groups.remove()
-        if scratch is not None and scratch.copy_errors:
-            outcome.notes.append(f"not copied back: {'; '.join(scratch.copy_errors[:3])}")
+        outcome.settle(groups, scratch)
         return outcome.result(self.name, files_changed(workdir, before))
 
     def _supervise(self, job: ExecJob, workdir: Path, writable_source: Path,

@@ -51,6 +51,15 @@ class Outcome:
         else:
             self.exit_code = code
 
+    def settle(self, groups, scratch) -> None:
+        """After the run: read what the cgroups counted, release them, and note any file
+        the size-capped workdir could not hand back (FIFOs, sockets)."""
+        if groups is not None:
+            groups.observe(self)
+            groups.remove()
+        if scratch is not None and scratch.copy_errors:
+            self.notes.append(f"not copied back: {'; '.join(scratch.copy_errors[:3])}")
+
     def result(self, backend: str, files: list[str]) -> ExecResult:
         stdout = self.stdout.text() if self.stdout else ""
         stderr = self.stderr.text() if self.stderr else ""
