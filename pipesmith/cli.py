@@ -94,9 +94,8 @@ def run(
 ) -> None:
     """Plan, write, check, run, repair and ensemble pipelines; write the report to --out."""
     from pipesmith.api import run as run_pipeline
-    from pipesmith.settings import Settings
-
     from pipesmith.cli_llm import llm_overrides
+    from pipesmith.settings import Settings
 
     overrides = {"use_kb": not no_kb, "fault_rate": fault_rate} | ({"kb_dir": kb} if kb else {})
     try:

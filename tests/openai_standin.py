@@ -84,6 +84,7 @@ class StandIn:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out at once, as real servers do
     server_ref: StandIn
 
     def log_message(self, *args) -> None:  # quiet
