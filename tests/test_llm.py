@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 
 import pytest
@@ -367,3 +368,13 @@ def test_cli_llm_errors(tmp_path):
                env={"PIPESMITH_LLM_AGENTS": '{"planner": {"max_retries": 0}}'})
     assert done.returncode == 1
     assert "cannot reach" in done.stderr and f"pipesmith resume {out}" in done.stderr
+
+
+def test_no_langsmith_tracing_by_default(monkeypatch):
+    from langsmith.utils import tracing_is_enabled
+
+    for switch in ("LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING", "LANGCHAIN_TRACING"):
+        monkeypatch.delenv(switch, raising=False)
+    session(closed_port_url())
+    assert not tracing_is_enabled()
+    assert os.environ["LANGCHAIN_TRACING_V2"] == os.environ["LANGSMITH_TRACING"] == "false"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from pipesmith.agents.llm import prompts
@@ -9,6 +10,8 @@ from pipesmith.agents.llm.cache import ResponseCache
 from pipesmith.agents.llm.config import LLMConfig
 from pipesmith.agents.llm.gateway import Gateway
 from pipesmith.agents.llm.ledger import Ledger
+
+TRACING_SWITCHES = ("LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING")
 
 
 @dataclass
@@ -20,6 +23,8 @@ class LLMSession:
 
     @classmethod
     def open(cls, config: LLMConfig, http_client=None, model_factory=None) -> LLMSession:
+        for switch in TRACING_SWITCHES:  # no LangSmith tracing unless the user turned it on
+            os.environ.setdefault(switch, "false")
         ledger = Ledger(price=config.price, max_tokens_total=config.max_tokens_total,
                         max_cost=config.max_cost)
         cache = ResponseCache(config.cache_path) if config.cache_path else None
