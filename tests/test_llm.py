@@ -378,3 +378,15 @@ def test_no_langsmith_tracing_by_default(monkeypatch):
     session(closed_port_url())
     assert not tracing_is_enabled()
     assert os.environ["LANGCHAIN_TRACING_V2"] == os.environ["LANGSMITH_TRACING"] == "false"
+
+
+def test_a_server_without_json_schema_support_gets_the_prompt_only():
+    with StandIn([Reply("response_format is not supported", status=400),
+                  Reply(f"```json\n{EXPLANATION}\n```")]) as server:
+        s = session(server.base_url)
+        parsed, _ = s.gateway.structured("diagnose", "diagnostician", USER,
+                                         DiagnosisExplanation)
+        assert "response_format" in server.requests[0]
+        assert "response_format" not in server.requests[1]
+    assert parsed.suggested_fix == "use C=1.0"
+    assert [e["kind"] for e in s.ledger.events] == ["format_unsupported"]

@@ -80,6 +80,7 @@ class Gateway:
         self._factory = model_factory or chat_model
         self._models: dict[str, object] = {}
         self._structured: dict[tuple[str, str], object] = {}
+        self._no_response_format = False  # set once a server rejects json_schema (400)
 
     def text(self, node: str, agent: str, messages: list[Message]) -> str:
         return self._call(node, agent, messages, None)
@@ -115,10 +116,9 @@ class Gateway:
             return hit["content"]
         self.ledger.check_budget()
         try:
-            reply = self._invoke(agent, _to_langchain(messages), fmt, settings.stream)
+            reply = self._invoke_once_more_without_format(node, agent, messages, fmt,
+                                                          settings.stream)
         except Exception as exc:
-            if isinstance(exc, FormatError):
-                raise
             reason = describe_failure(exc, self.config, settings.timeout_s)
             self.ledger.event(node, "failure", reason)
             log.warning("llm.failure", node=node, reason=reason)
@@ -129,6 +129,25 @@ class Gateway:
         if self.cache is not None:
             self.cache.put(key, {"content": content, "usage": usage, "model": self.config.model})
         return content
+
+    def _invoke_once_more_without_format(self, node: str, agent: str,
+                                         messages: list[Message], fmt: dict | None,
+                                         stream: bool):
+        """A server that rejects `response_format` (400) is asked again without it, and
+        from then on: the prompt asks for the JSON shape too, and the answer is validated
+        the same way."""
+        import openai
+
+        lc_messages = _to_langchain(messages)
+        if fmt is not None and not self._no_response_format:
+            try:
+                return self._invoke(agent, lc_messages, fmt, stream)
+            except openai.BadRequestError as exc:
+                self._no_response_format = True
+                self.ledger.event(node, "format_unsupported",
+                                  f"the server rejected response_format: {str(exc)[:200]}; "
+                                  "asking for JSON in the prompt only")
+        return self._invoke(agent, lc_messages, None, stream)
 
     def _invoke(self, agent: str, messages: list, fmt: dict | None, stream: bool):
         if fmt is not None:
