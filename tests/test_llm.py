@@ -390,3 +390,30 @@ def test_a_server_without_json_schema_support_gets_the_prompt_only():
         assert "response_format" not in server.requests[1]
     assert parsed.suggested_fix == "use C=1.0"
     assert [e["kind"] for e in s.ledger.events] == ["format_unsupported"]
+
+
+def test_prompts_do_not_name_the_run_directory():
+    from pipesmith.agents.llm.conversation import without_run_paths
+
+    trace = 'File "/tmp/run-1/attempts/a1_logreg/candidate.py", line 7, in build_pipeline'
+    assert without_run_paths(trace) == \
+        'File "<run>/attempts/a1_logreg/candidate.py", line 7, in build_pipeline'
+
+
+def test_cost_budget_and_usage_reducer():
+    from pipesmith.agents.llm.config import Price
+    from pipesmith.agents.llm.ledger import Ledger, add_usage, budget_reason
+
+    ledger = Ledger(price=Price(input=1.0, output=2.0), max_cost=0.003)
+    ledger.record_call("draft", {"input_tokens": 1000, "output_tokens": 500,
+                                 "total_tokens": 1500}, cached=False, seconds=0.1)
+    assert ledger.per_node["draft"]["cost_usd"] == pytest.approx(0.002)
+    ledger.check_budget()  # 0.002 < 0.003: one more call may start
+    ledger.record_call("repair", {"input_tokens": 1000, "output_tokens": 0,
+                                  "total_tokens": 1000}, cached=False, seconds=0.1)
+    with pytest.raises(BudgetExhausted, match="cost budget spent"):
+        ledger.check_budget()
+    state = add_usage(add_usage({}, ledger.drain()["llm_usage"]), {"draft": {"calls": 1}})
+    assert state["draft"]["calls"] == 2 and state["repair"]["cost_usd"] == pytest.approx(0.001)
+    assert budget_reason(state, None, 0.003).startswith("cost budget spent")
+    assert ledger.drain() == {}  # drained once

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -16,8 +17,17 @@ def system(role: str) -> Message:
     return {"role": "system", "content": prompts.render("system.md", role=role)}
 
 
+# Tracebacks name files under the run directory, which differs from run to run; a prompt
+# that names it could never be replayed from the cache by another run.
+_RUN_PATH = re.compile(r"[^\s\"']*/attempts/")
+
+
+def without_run_paths(text: str) -> str:
+    return _RUN_PATH.sub("<run>/attempts/", text)
+
+
 def user(template: str, **values: object) -> Message:
-    return {"role": "user", "content": prompts.render(template, **values)}
+    return {"role": "user", "content": without_run_paths(prompts.render(template, **values))}
 
 
 def ask(call: Callable[[list[Message]], T], messages: list[Message], ledger: Ledger,
