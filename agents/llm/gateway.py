@@ -155,12 +155,12 @@ class Gateway:
         model = self.model(agent)
         if not stream:
             return model.invoke(messages)
-        reply = None
-        for chunk in model.stream(messages):
-            reply = chunk if reply is None else reply + chunk
-        if reply is None:
+        from langchain_core.messages.ai import add_ai_message_chunks
+
+        chunks = list(model.stream(messages))
+        if not chunks:
             raise LLMError("the stream ended before any chunk arrived")
-        return reply
+        return add_ai_message_chunks(chunks[0], *chunks[1:])  # one merge, not one per chunk
 
     def _structured_model(self, agent: str, fmt: dict):
         """The model bound by with_structured_output to the json_schema response format.
