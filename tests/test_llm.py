@@ -360,8 +360,13 @@ def test_cli_llm_errors(tmp_path):
     assert done.stderr.strip().splitlines() == [
         "error: --llm openai needs --model NAME (or PIPESMITH_LLM_MODEL)"]
     done = cli("run", "--dataset", "iris", "--llm", "openai", "--model", MODEL, "--no-kb",
-               "--max-cost", "1", "--out", str(tmp_path / "b"))
+               "--max-cost", "1", "--base-url", closed_port_url(), "--out", str(tmp_path / "b"))
     assert done.returncode == 2 and "--max-cost needs a price" in done.stderr
+    no_key = {"OPENAI_API_KEY": "", "PIPESMITH_LLM_API_KEY": ""}
+    done = cli("run", "--dataset", "iris", "--llm", "openai", "--model", MODEL, "--no-kb",
+               "--out", str(tmp_path / "b"), env=no_key)
+    assert done.returncode == 2 and "no API key" in done.stderr
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
     out = tmp_path / "c"
     done = cli("run", "--dataset", "iris", "--llm", "openai", "--model", MODEL, "--no-kb",
                "--base-url", closed_port_url(), "--out", str(out), "-q",

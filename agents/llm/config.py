@@ -64,6 +64,11 @@ def from_settings(settings) -> LLMConfig:
     """The LLMConfig a run's Settings describe; ValueError names what is wrong."""
     if not settings.llm_model:
         raise ValueError("--llm openai needs --model NAME (or PIPESMITH_LLM_MODEL)")
+    key = settings.llm_api_key if settings.llm_api_key and \
+        settings.llm_api_key.get_secret_value() else None  # an empty variable is no key
+    if key is None and not settings.llm_base_url:
+        raise ValueError("no API key for api.openai.com: set OPENAI_API_KEY, or point "
+                         "--base-url at a local server")
     unknown = set(settings.llm_agents) - set(AGENTS)
     if unknown:
         raise ValueError(f"unknown agent(s) in llm_agents: {', '.join(sorted(unknown))}; "
@@ -86,7 +91,7 @@ def from_settings(settings) -> LLMConfig:
     if settings.llm_fallback not in ("none", "offline"):
         raise ValueError("--fallback must be 'none' or 'offline'")
     return LLMConfig(
-        model=settings.llm_model, base_url=settings.llm_base_url, api_key=settings.llm_api_key,
+        model=settings.llm_model, base_url=settings.llm_base_url, api_key=key,
         agents=agents, price=Price(**price) if price else None, cache_path=settings.llm_cache,
         fallback=settings.llm_fallback, max_tokens_total=settings.max_tokens_total,
         max_cost=settings.max_cost)
