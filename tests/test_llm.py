@@ -422,3 +422,21 @@ def test_cost_budget_and_usage_reducer():
     assert state["draft"]["calls"] == 2 and state["repair"]["cost_usd"] == pytest.approx(0.001)
     assert budget_reason(state, None, 0.003).startswith("cost budget spent")
     assert ledger.drain() == {}  # drained once
+
+
+@pytest.mark.slow
+def test_a_failed_call_mid_run_is_checkpointed_and_resumes(tmp_path, monkeypatch):
+    from pipesmith.api import LLMRunError, resume, run
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    out = tmp_path / "out"
+    with StandIn(full_script()[:2]) as server:  # then the script runs dry: HTTP 500
+        with pytest.raises(LLMRunError, match="HTTP 500"):
+            run(dataset="iris", out=out, settings=settings_for(tmp_path, server.base_url))
+        assert not (out / "report.json").exists()
+        server.add(*full_script()[2:])
+        report = resume(out)
+    assert report.status == "succeeded" and [a.id for a in report.attempts] == ["a1", "a2"]
+    assert {node: row["calls"] for node, row in report.llm.usage.items()} == {
+        "plan": 1, "draft": 1, "diagnose": 1, "repair": 1}
+    assert "test-key" not in (out / "run.json").read_text()
