@@ -115,10 +115,12 @@ class Gateway:
             self.ledger.record_call(node, hit.get("usage"), True, time.perf_counter() - started)
             return hit["content"]
         self.ledger.check_budget()
+        import openai
+
         try:
             reply = self._invoke_once_more_without_format(node, agent, messages, fmt,
                                                           settings.stream)
-        except Exception as exc:
+        except (openai.OpenAIError, LLMError) as exc:  # the endpoint's fault, not ours
             reason = describe_failure(exc, self.config, settings.timeout_s)
             self.ledger.event(node, "failure", reason)
             log.warning("llm.failure", node=node, reason=reason)
