@@ -24,6 +24,7 @@ lint: setup
 
 bench: setup  ## orchestration overhead of a run (prints figures)
 	$(BIN)/python benchmarks/overhead.py
+	$(BIN)/python benchmarks/llm_overhead.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info runs

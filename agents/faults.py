@@ -341,8 +341,10 @@ class FaultInjectingCoder:
         return getattr(self.coder, name)
 
     def draft(self, candidate_id: str, spec: CandidateSpec, profile: DataProfile,
-              inputs: RunInputs) -> Candidate:
+              inputs: RunInputs) -> Candidate | None:
         candidate = self.coder.draft(candidate_id, spec, profile, inputs)
+        if candidate is None:  # an LLM coder whose budget is spent drafts nothing
+            return None
         rng = random.Random(f"{self.seed}:{inputs.dataset}:{inputs.seed}:{candidate_id}")
         if rng.random() >= self.rate:
             return candidate

@@ -48,6 +48,9 @@ class RunInputs(Frozen):
     smoke_rows: int = 300  # rows of the smoke run; 0 turns it off
     rows_dropped_missing_target: int = 0
     backend: Literal["sklearn", "torch", "tensorflow", "auto"] = "sklearn"  # model library
+    llm_model: str | None = None  # LLM mode: the model, and the budgets routing checks
+    max_tokens_total: int | None = None
+    max_cost: float | None = None
 
 
 class ColumnProfile(Frozen):
@@ -176,6 +179,7 @@ class Diagnosis(Frozen):
     evidence: list[str] = Field(default_factory=list)
     repair_actions: list[str] = Field(default_factory=list)
     signature: str = ""  # normalised error signature, the key for past fixes
+    explanation: str = ""  # the model's reading of the failure (LLM mode only)
 
 
 class RepairRequest(Frozen):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pipesmith.agents.coder import Coder
 from pipesmith.agents.diagnostician import Diagnostician
@@ -11,6 +12,9 @@ from pipesmith.agents.executor import Executor
 from pipesmith.agents.planner import Planner
 from pipesmith.agents.prevalidator import Prevalidator
 from pipesmith.knowledge_base.store import KnowledgeBase
+
+if TYPE_CHECKING:
+    from pipesmith.agents.llm.session import LLMSession
 
 
 @dataclass
@@ -23,3 +27,4 @@ class Deps:
     ensembler: Ensembler
     kb: KnowledgeBase | None
     topology: str = "full"
+    llm: LLMSession | None = None  # LLM mode: the ledger each node drains into the state

@@ -47,6 +47,12 @@ def _new(state: RunState, candidate: Candidate | None, **extra) -> dict:
     return {"current": candidate, "candidates": {candidate.id: candidate}, **extra}
 
 
+def llm_spent(runtime: Runtime[Deps]) -> dict:
+    """In LLM mode, the tokens, cost and events of this node's model calls, for the state."""
+    session = runtime.context.llm
+    return session.ledger.drain() if session is not None else {}
+
+
 def profile(state: RunState, runtime: Runtime[Deps]) -> dict:
     inputs = state["inputs"]
     frame = pd.read_parquet(inputs.data_path)
@@ -72,7 +78,7 @@ def retrieve(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 def plan(state: RunState, runtime: Runtime[Deps]) -> dict:
     made = runtime.context.planner.plan(state["inputs"], state["profile"], state["past_runs"])
-    return {"plan": made, "next_index": 0}
+    return {"plan": made, "next_index": 0, **llm_spent(runtime)}
 
 
 def draft(state: RunState, runtime: Runtime[Deps]) -> dict:
@@ -83,7 +89,7 @@ def draft(state: RunState, runtime: Runtime[Deps]) -> dict:
     extra = {"examples": state.get("examples") or []} if accepts(coder.draft, "examples") else {}
     candidate = coder.draft(next_candidate_id(state), spec, state["profile"], state["inputs"],
                             **extra)
-    return _new(state, candidate, next_index=index + 1)
+    return _new(state, candidate, next_index=index + 1, **llm_spent(runtime))
 
 
 def accepts(function, parameter: str) -> bool:
@@ -96,6 +102,8 @@ def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
     """Static checks, then a smoke run on a sample when the data is large enough for the
     sample to be cheaper than the full run."""
     candidate, inputs, profile = state["current"], state["inputs"], state["profile"]
+    if candidate is None:  # nothing drafted (LLM budget spent); routing goes to the ensemble
+        return {}
     issues = runtime.context.prevalidator.check(candidate.code, profile.table_columns)
     for advisory in [i for i in issues if i.advisory]:
         log.info("prevalidate.advisory", candidate=candidate.id, line=advisory.line,
@@ -187,7 +195,7 @@ def diagnose(state: RunState, runtime: Runtime[Deps]) -> dict:
                             wall_s=attempt.wall_s, stderr=attempt.error_tail)
         diagnosis = doctor.diagnose_result(result, candidate.code)
     updated = attempt.model_copy(update={"diagnosis": diagnosis})
-    return {"attempts": {candidate.id: updated}}
+    return {"attempts": {candidate.id: updated}, **llm_spent(runtime)}
 
 
 def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
@@ -211,7 +219,7 @@ def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
     )
     repaired = runtime.context.coder.repair(
         next_candidate_id(state), request, profile, state["inputs"])
-    return _new(state, repaired)
+    return _new(state, repaired, **llm_spent(runtime))
 
 
 def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
@@ -235,7 +243,9 @@ def report(state: RunState, runtime: Runtime[Deps]) -> dict:
     ensemble_attempt = next((a for a in attempts if a.phase == "ensemble"), None)
     outcome = runtime.context.ensembler.decide(
         proposal, ensemble_attempt, attempts, state["inputs"].metric)
-    path = write_report({**state, "ensemble": outcome}, runtime.context.topology)
+    session = runtime.context.llm
+    path = write_report({**state, "ensemble": outcome}, runtime.context.topology,
+                        llm=session.describe() if session is not None else None)
     return {"ensemble": outcome, "report_path": str(path)}
 
 

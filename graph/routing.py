@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pipesmith.agents.llm.ledger import budget_reason
 from pipesmith.graph.state import RunState, elapsed_s, repair_depth
 
 # Keep this share of the budget for the ensemble and the report.
@@ -18,12 +19,21 @@ def has_time(state: RunState) -> bool:
     return elapsed_s(state) < budget * (1 - RESERVE_SHARE)
 
 
+def has_llm_budget(state: RunState) -> bool:
+    """In LLM mode, whether the token and cost budgets allow another model call."""
+    inputs = state["inputs"]
+    return budget_reason(state.get("llm_usage") or {}, inputs.max_tokens_total,
+                         inputs.max_cost) is None
+
+
 def next_step(state: RunState) -> Literal["draft", "ensemble"]:
     more = state.get("next_index", 0) < len(state["plan"].candidates)
-    return "draft" if more and has_time(state) else "ensemble"
+    return "draft" if more and has_time(state) and has_llm_budget(state) else "ensemble"
 
 
-def after_prevalidate(state: RunState) -> Literal["execute", "diagnose"]:
+def after_prevalidate(state: RunState) -> Literal["execute", "diagnose", "ensemble"]:
+    if state.get("current") is None:  # the coder drafted nothing: its budget is spent
+        return "ensemble"
     rejected = state["current"].id in (state.get("attempts") or {})
     return "diagnose" if rejected else "execute"
 
@@ -48,6 +58,7 @@ def after_diagnose(state: RunState) -> Literal["repair", "draft", "ensemble", "r
         and diagnosis.severity == "recoverable"
         and repair_depth(state, current.id) < state["inputs"].max_repair_rounds
         and has_time(state)
+        and has_llm_budget(state)
     )
     return "repair" if can_repair else next_step(state)
 

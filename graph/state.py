@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Annotated, TypedDict
 
+from pipesmith.agents.llm.ledger import add_usage
 from pipesmith.agents.schemas import (
     Attempt,
     Candidate,
@@ -51,6 +53,8 @@ class RunState(TypedDict, total=False):
     ensemble: EnsembleOutcome | None
     timings: Annotated[dict[str, float], add_times]
     report_path: str | None
+    llm_usage: Annotated[dict[str, dict], add_usage]  # tokens, cost, calls per node
+    llm_events: Annotated[list[dict], operator.add]  # format errors, fallbacks, budget stops
 
 
 def elapsed_s(state: RunState) -> float:

@@ -30,7 +30,25 @@ from pipesmith.settings import Settings
 
 log = structlog.get_logger(__name__)
 Event = Callable[[dict[str, Any]], None]
-LLM_MODES = ("offline",)
+LLM_MODES = ("offline", "openai")
+
+
+class LLMRunError(RuntimeError):
+    """A model call failed mid-run (no --fallback); the run is checkpointed in run_dir."""
+
+    def __init__(self, run_dir: Path, reason: str) -> None:
+        super().__init__(f"LLM call failed: {reason}")
+        self.run_dir = run_dir
+
+
+def llm_config(settings: Settings):
+    """The checked LLM configuration of LLM-mode settings; InputError says what is wrong."""
+    from pipesmith.agents.llm.config import from_settings
+
+    try:
+        return from_settings(settings)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -41,9 +59,11 @@ class RunInterrupted(KeyboardInterrupt):
         self.run_dir = run_dir
 
 
-def default_deps(settings: Settings, sandbox=None, kb=None):
-    """The offline agents, the configured sandbox (local by default) and the embedded
-    knowledge base."""
+def default_deps(settings: Settings, sandbox=None, kb=None, http_client=None):
+    """The offline agents (or, with settings.llm == "openai", the LLM agents over them),
+    the configured sandbox (local by default) and the embedded knowledge base.
+    http_client: an httpx.Client for the model calls (tests and benchmarks measure the
+    round trip with it)."""
     from pipesmith.agents.coder import Coder
     from pipesmith.agents.diagnostician import Diagnostician
     from pipesmith.agents.ensembler import Ensembler
@@ -63,9 +83,15 @@ def default_deps(settings: Settings, sandbox=None, kb=None):
 
         coder = FaultInjectingCoder(coder, settings.fault_rate, settings.seed,
                                     network_isolated=getattr(sandbox, "isolate_network", False))
-    return Deps(planner=Planner(), coder=coder, prevalidator=Prevalidator(),
-                executor=Executor(sandbox), diagnostician=Diagnostician(),
-                ensembler=Ensembler(), kb=kb, topology=settings.topology)
+    planner, diagnostician, session = Planner(), Diagnostician(), None
+    if settings.llm == "openai":
+        from pipesmith.agents.llm.session import LLMSession
+
+        session = LLMSession.open(llm_config(settings), http_client=http_client)
+        planner, coder, diagnostician = session.agents(planner, coder, diagnostician)
+    return Deps(planner=planner, coder=coder, prevalidator=Prevalidator(),
+                executor=Executor(sandbox), diagnostician=diagnostician,
+                ensembler=Ensembler(), kb=kb, topology=settings.topology, llm=session)
 
 
 def _load(dataset: str | None, data: str | Path | None, target: str | None) -> Table:
@@ -106,6 +132,8 @@ def _resolve(table: Table, task: str | None, metric: str | None, settings: Setti
         disk_mb=settings.disk_mb, cv_folds=settings.cv_folds, fault_rate=settings.fault_rate,
         smoke_rows=settings.smoke_rows, backend=settings.backend,
         rows_dropped_missing_target=len(table.frame) - len(frame),
+        llm=settings.llm, llm_model=settings.llm_model if settings.llm != "offline" else None,
+        max_tokens_total=settings.max_tokens_total, max_cost=settings.max_cost,
     )
     return inputs, frame
 
@@ -132,14 +160,19 @@ def new_run_id(source: str) -> str:
 def run(*, dataset: str | None = None, data: str | Path | None = None,
         target: str | None = None, task: str | None = None, metric: str | None = None,
         budget_s: float | None = None, seed: int | None = None, out: str | Path | None = None,
-        llm: str = "offline", task_text: str | None = None, settings: Settings | None = None,
+        llm: str | None = None, task_text: str | None = None, settings: Settings | None = None,
         deps=None, on_event: Event | None = None) -> Report:
     """Run the whole graph on a dataset; bad input raises InputError before anything is written."""
     settings = settings or Settings()
     if not 0.0 <= settings.fault_rate <= 1.0:
         raise InputError("--fault-rate must be between 0 and 1")
-    if llm not in LLM_MODES:
-        raise InputError(f"--llm {llm!r} is not available yet; use one of {', '.join(LLM_MODES)}")
+    if llm is not None and llm != settings.llm:
+        settings = settings.model_copy(update={"llm": llm})
+    if settings.llm not in LLM_MODES:
+        raise InputError(f"--llm {settings.llm!r} is not available yet; use one of "
+                         f"{', '.join(LLM_MODES)}")
+    if settings.llm != "offline":
+        llm_config(settings)  # bad model settings fail here, before anything is written
     check_backend(settings.backend)
     table = _load(dataset, data, target)
     run_id = new_run_id(table.source)
@@ -184,6 +217,8 @@ def _drive(out: Path, graph_input, settings: Settings, deps, on_event: Event | N
             if (out / "report.json").exists():
                 return load_report(out / "report.json")
             raise InputError(f"{out} has no checkpoint to resume from")
+        if deps.llm is not None and graph_input is None:  # resumed: count what was spent
+            deps.llm.ledger.prime(graph.get_state(config).values.get("llm_usage") or {})
         try:
             for part in graph.stream(graph_input, config, context=deps, stream_mode="tasks",
                                      durability="sync"):
@@ -191,6 +226,12 @@ def _drive(out: Path, graph_input, settings: Settings, deps, on_event: Event | N
                     on_event(part)
         except KeyboardInterrupt as exc:
             raise RunInterrupted(out) from exc
+        except Exception as exc:
+            from pipesmith.agents.llm.gateway import LLMError
+
+            if isinstance(exc, LLMError):
+                raise LLMRunError(out, str(exc)) from exc
+            raise
         state = graph.get_state(config)
     if state.next or not (out / "report.json").exists():
         raise RuntimeError(f"the run stopped before writing its report; resume it: {out}")

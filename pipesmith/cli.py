@@ -50,7 +50,7 @@ def _bad_input(exc: InputError) -> None:
 
 def _with_progress(budget_s: float, quiet: bool, call) -> None:
     """Run `call(on_event)` with live progress; map its outcome to the exit code."""
-    from pipesmith.api import RunInterrupted
+    from pipesmith.api import LLMRunError, RunInterrupted
     from pipesmith.progress import Progress
 
     progress = None if quiet else Progress(budget_s, err)
@@ -61,6 +61,10 @@ def _with_progress(budget_s: float, quiet: bool, call) -> None:
     except RunInterrupted as exc:
         err.print(f"interrupted; continue with: pipesmith resume {exc.run_dir}", soft_wrap=True)
         raise typer.Exit(130) from None
+    except LLMRunError as exc:
+        err.print(f"[red]error:[/] {exc}; the run is checkpointed, continue with: "
+                  f"pipesmith resume {exc.run_dir}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
     finally:
         if progress:
             progress.close()
@@ -77,7 +81,16 @@ def run(
     budget: Annotated[float | None, typer.Option(help="Wall-clock budget in seconds [default: 60].")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed for the split and the models [default: 0].")] = None,
     out: Annotated[Path | None, typer.Option(help="Run directory [default: runs/<run-id>].")] = None,
-    llm: Annotated[str, typer.Option(help="Model driving the agents; 'offline' uses the built-in agents.")] = "offline",
+    llm: Annotated[str | None, typer.Option(help="'offline' (built-in agents) or 'openai' (any OpenAI-compatible endpoint; docs/llm.md) [default: offline, or PIPESMITH_LLM].")] = None,
+    model: Annotated[str | None, typer.Option(help="Model name for --llm openai (PIPESMITH_LLM_MODEL).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (OPENAI_BASE_URL). The key comes from OPENAI_API_KEY.")] = None,
+    llm_cache: Annotated[Path | None, typer.Option(help="Persistent LLM response cache (SQLite): a rerun with the same prompts replays it exactly, with no network.")] = None,
+    fallback: Annotated[str | None, typer.Option(help="'offline': when a model call fails, the offline agent does that step (the report says so) [default: none].")] = None,
+    max_tokens_total: Annotated[int | None, typer.Option(help="Stop calling the model once the run has spent this many tokens; the best result so far is kept.")] = None,
+    max_cost: Annotated[float | None, typer.Option(help="Stop calling the model once the run has spent this many USD (needs --price-input/--price-output).")] = None,
+    price_input: Annotated[float | None, typer.Option(help="USD per 1M input tokens of --model, for cost accounting.")] = None,
+    price_output: Annotated[float | None, typer.Option(help="USD per 1M output tokens of --model.")] = None,
+    llm_stream: Annotated[bool, typer.Option("--llm-stream", help="Stream the coder's answers (server-sent events).")] = False,
     kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory [default: the user's data directory].")] = None,
     no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
     fault_rate: Annotated[float, typer.Option(help="Inject a realistic fault into this share of drafts (0-1), to measure the repair loop.")] = 0.0,
@@ -86,14 +99,22 @@ def run(
 ) -> None:
     """Plan, write, check, run, repair and ensemble pipelines; write the report to --out."""
     from pipesmith.api import run as run_pipeline
+    from pipesmith.cli_llm import llm_overrides
     from pipesmith.settings import Settings
 
     overrides = {"use_kb": not no_kb, "fault_rate": fault_rate} | ({"kb_dir": kb} if kb else {})
     overrides |= {"backend": backend} if backend else {}
+    try:
+        overrides |= llm_overrides(llm=llm, model=model, base_url=base_url, cache=llm_cache,
+                                   fallback=fallback, max_tokens_total=max_tokens_total,
+                                   max_cost=max_cost, price_input=price_input,
+                                   price_output=price_output, stream=llm_stream)
+    except InputError as exc:
+        _bad_input(exc)
     settings = Settings(**overrides)
     _with_progress(budget or settings.budget_s, quiet, lambda progress: run_pipeline(
         dataset=dataset, data=data, target=target, task=task, metric=metric, budget_s=budget,
-        seed=seed, out=out, llm=llm, settings=settings, on_event=progress))
+        seed=seed, out=out, settings=settings, on_event=progress))
 
 
 @app.command()

@@ -20,6 +20,7 @@ from pipesmith.agents.schemas import (
 )
 from pipesmith.graph.state import RunState, elapsed_s, repair_depth
 from pipesmith.knowledge_base.records import RepairRecord, RunRecord, meta_features
+from pipesmith.llm_report import LLMSummary, llm_summary, markdown_lines
 from pipesmith.metrics import get_metric
 from pipesmith.reliability import Reliability, reliability
 from pipesmith.versions import library_versions
@@ -64,6 +65,7 @@ class Report(BaseModel):
     versions: dict[str, str]
     out_dir: str
     files: dict[str, str]  # relative to out_dir
+    llm: LLMSummary | None = None  # LLM mode only (docs/report-schema.md)
 
 
 def choose_final(attempts: list[Attempt], ensemble: EnsembleOutcome, metric: str) -> Attempt | None:
@@ -72,7 +74,7 @@ def choose_final(attempts: list[Attempt], ensemble: EnsembleOutcome, metric: str
     return best_attempt([a for a in attempts if a.phase != "ensemble"], metric)
 
 
-def build_report(state: RunState, topology: str) -> Report:
+def build_report(state: RunState, topology: str, llm: dict | None = None) -> Report:
     inputs: RunInputs = state["inputs"]
     attempts = list((state.get("attempts") or {}).values())
     final = choose_final(attempts, state["ensemble"], inputs.metric)
@@ -115,6 +117,7 @@ def build_report(state: RunState, topology: str) -> Report:
         versions=library_versions(),
         out_dir=inputs.out_dir,
         files=files,
+        llm=llm_summary(state, llm),
     )
 
 
@@ -127,8 +130,8 @@ def standalone_script(code: str, inputs: RunInputs) -> str:
     )
 
 
-def write_report(state: RunState, topology: str) -> Path:
-    report = build_report(state, topology)
+def write_report(state: RunState, topology: str, llm: dict | None = None) -> Path:
+    report = build_report(state, topology, llm)
     out = Path(state["inputs"].out_dir)
     if report.final_attempt is not None:
         final = state["candidates"][report.final_attempt]
@@ -187,6 +190,7 @@ def markdown(report: Report) -> str:
               f"{'kept' if e.kept else 'not kept'} — {e.reason}",
               "", "## Time per node (s)", "",
               " · ".join(f"{k} {v:.2f}" for k, v in report.timings.items()),
+              *markdown_lines(report.llm),
               "", "## Files", "",
               "`pipeline.py` retrains the final pipeline with plain scikit-learn "
               "(`python pipeline.py --help`); `model.joblib` is the fitted model; "

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from pipesmith.knowledge_base.store import default_kb_dir
@@ -39,3 +39,19 @@ class Settings(BaseSettings):
     docker_image: str = "pipesmith-sandbox:host-runtime"  # built by .ci/docker-engine.sh image
     docker_host: str | None = None  # e.g. unix:///tmp/pipesmith-docker/docker.sock; DOCKER_HOST
     docker_host_runtime: bool = True  # bind the host's Python read-only into a minimal image
+
+    # --- LLM mode (issue 6): docs/llm.md -------------------------------------------------
+    llm: str = "offline"  # "offline" or "openai" (any OpenAI-compatible endpoint)
+    llm_model: str | None = None
+    llm_base_url: str | None = Field(None, validation_alias=AliasChoices(
+        "llm_base_url", "PIPESMITH_LLM_BASE_URL", "OPENAI_BASE_URL"))
+    # Never written to run.json; read from the environment again on resume.
+    llm_api_key: SecretStr | None = Field(None, exclude=True, validation_alias=AliasChoices(
+        "llm_api_key", "PIPESMITH_LLM_API_KEY", "OPENAI_API_KEY"))
+    llm_agents: dict[str, dict] = {}  # per-agent overrides: {"coder": {"temperature": 0.2}}
+    llm_prices: dict[str, dict[str, float]] = {}  # model -> {"input", "output"} USD per 1M tokens
+    llm_cache: Path | None = None  # persistent response cache, for exact replay
+    llm_fallback: str = "none"  # "none" or "offline": an LLM failure uses the offline agent
+    llm_stream: bool = False  # stream the coder's answers (server-sent events)
+    max_tokens_total: int | None = None  # stop the run cleanly once this many tokens are spent
+    max_cost: float | None = None  # ... or this many USD (needs a price for the model)

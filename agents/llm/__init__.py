@@ -1,0 +1,1 @@
+"""The model seam: LLM-driven planner, coder and diagnostician behind the offline protocols."""
