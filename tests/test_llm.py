@@ -175,6 +175,26 @@ def test_malformed_code_twice_is_a_failed_attempt(iris):
     assert s.ledger.per_node["draft"]["format_errors"] == 2
 
 
+def test_draft_prompt_shows_the_knowledge_bases_code_examples(iris):
+    from pipesmith.agents.coder import Coder
+    from pipesmith.agents.llm.coder import LLMCoder
+    from pipesmith.agents.schemas import CandidateSpec, CodeExample
+
+    inputs, profile = iris
+    spec = CandidateSpec(name="logreg", family="logistic_regression")
+    example = CodeExample(run_id="r-past", dataset="wine", task_text="classify wines",
+                          family="logistic_regression", code="# PAST-WINNER\nx = 1\n",
+                          gain=0.5, distance=0.1)
+    with StandIn([Reply(REPAIRED), Reply(REPAIRED)]) as server:
+        s = session(server.base_url)
+        coder = LLMCoder(s.gateway, s.ledger, Coder(), False)
+        coder.draft("a1", spec, profile, inputs, examples=[example])
+        coder.draft("a2", spec, profile, inputs)
+        with_example, without = (r["messages"][-1]["content"] for r in server.requests)
+    assert "# PAST-WINNER" in with_example and "on wine (classify wines" in with_example
+    assert "# PAST-WINNER" not in without
+
+
 def test_a_500_is_retried_with_backoff_and_then_reported():
     with StandIn([Reply("overloaded", status=500), Reply("fine")]) as server:
         s = session(server.base_url, max_retries=1)

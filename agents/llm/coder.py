@@ -15,7 +15,14 @@ from pipesmith.agents.llm.conversation import ask, bullet_list, system, user
 from pipesmith.agents.llm.gateway import FormatError, Gateway, LLMError
 from pipesmith.agents.llm.ledger import BudgetExhausted, Ledger
 from pipesmith.agents.llm.parsing import code_problem, extract_code
-from pipesmith.agents.schemas import Candidate, CandidateSpec, DataProfile, RepairRequest, RunInputs
+from pipesmith.agents.schemas import (
+    Candidate,
+    CandidateSpec,
+    CodeExample,
+    DataProfile,
+    RepairRequest,
+    RunInputs,
+)
 
 REPAIR_ACTION = "llm_repair"
 
@@ -26,8 +33,9 @@ class LLMCoder:
             gateway, ledger, offline, fallback
 
     def draft(self, candidate_id: str, spec: CandidateSpec, profile: DataProfile,
-              inputs: RunInputs) -> Candidate | None:
-        """None when the token or cost budget is spent: the run stops drafting."""
+              inputs: RunInputs, examples: list[CodeExample] | None = None) -> Candidate | None:
+        """None when the token or cost budget is spent: the run stops drafting. `examples`:
+        code that worked on similar past tasks (the knowledge base), shown to the model."""
         family = get_family(inputs.task_type, spec.family)
         dropped = [c.name for c in profile.columns if c.kind not in ("numeric", "categorical")]
         messages = [system("coder"), user(
@@ -37,7 +45,7 @@ class LLMCoder:
             categorical=profile.names("categorical"), dropped=dropped, name=spec.name,
             family=spec.family, estimator=family.cls, module=family.module,
             params=json.dumps(spec.params), scale=spec.scale, encoding=spec.encoding,
-            rationale=spec.rationale or "-")]
+            rationale=spec.rationale or "-", examples=_examples_text(examples or []))]
         made = self._write("draft", messages, [])
         if made is _OFFLINE:
             return self.offline.draft(candidate_id, spec, profile, inputs)
@@ -60,6 +68,7 @@ class LLMCoder:
                                  for h in request.history]),
             actions=", ".join(d.repair_actions) or "none",
             past_fixes=", ".join(request.past_fixes) or "none",
+            past_fix_diffs="\n\n".join(d for d in request.past_fix_diffs if d) or "none",
             tried=", ".join(request.tried) or "nothing", code=failed.code.rstrip())]
         made = self._write("repair", messages, request.lineage_codes)
         if made is _OFFLINE:
@@ -103,3 +112,15 @@ class LLMCoder:
 
 
 _OFFLINE = object()  # sentinel: hand this step to the offline coder
+
+
+MAX_EXAMPLES = 2  # prompt room: the nearest successful past code, not the whole store
+
+
+def _examples_text(examples: list[CodeExample]) -> str:
+    if not examples:
+        return "none"
+    return "\n\n".join(
+        f"From a past run on {e.dataset} ({e.task_text}; family {e.family or '-'}, "
+        f"gain over baseline {e.gain if e.gain is not None else '-'}):\n```python\n"
+        f"{e.code.rstrip()}\n```" for e in examples[:MAX_EXAMPLES])
