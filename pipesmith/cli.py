@@ -1,4 +1,4 @@
-"""The command line: pipesmith run | resume | kb."""
+"""The command line: pipesmith run | resume | repair | validate | kb | eval | topologies."""
 
 from __future__ import annotations
 
@@ -77,13 +77,15 @@ def run(
     kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory [default: ~/.local/share/pipesmith/kb].")] = None,
     no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
     fault_rate: Annotated[float, typer.Option(help="Inject a realistic fault into this share of drafts (0-1), to measure the repair loop.")] = 0.0,
+    topology: Annotated[str, typer.Option(help="Graph variant: full, single-pass, self-repair, fdicr, automl-pipeline, sage-loop (see `pipesmith topologies`).")] = "full",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
 ) -> None:
     """Plan, write, check, run, repair and ensemble pipelines; write the report to --out."""
     from pipesmith.api import run as run_pipeline
     from pipesmith.settings import Settings
 
-    overrides = {"use_kb": not no_kb, "fault_rate": fault_rate} | ({"kb_dir": kb} if kb else {})
+    overrides = {"use_kb": not no_kb, "fault_rate": fault_rate, "topology": topology} | (
+        {"kb_dir": kb} if kb else {})
     settings = Settings(**overrides)
     _with_progress(budget or settings.budget_s, quiet, lambda progress: run_pipeline(
         dataset=dataset, data=data, target=target, task=task, metric=metric, budget_s=budget,
@@ -210,6 +212,10 @@ def kb_stats(kb: Annotated[Path | None, typer.Option(help="Knowledge-base direct
     for (task_type, outcome), n in sorted(counts.items()):
         Console().print(f"  {task_type:<15} {outcome:<10} {n}")
 
+
+from pipesmith.cli_eval import register as register_eval  # noqa: E402  (eval, topologies)
+
+register_eval(app)
 
 if __name__ == "__main__":
     sys.exit(app())
