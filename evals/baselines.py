@@ -131,12 +131,15 @@ FITTERS = {"hgb": fit_hgb, "flaml": fit_flaml, "autogluon": fit_autogluon}
 
 def score_baseline(job, test_size: float = 0.2) -> dict:
     """Fit one baseline in this process and score it; the row for baselines.jsonl."""
+    from threadpoolctl import threadpool_limits
+
     from pipesmith.metrics import get_metric
 
     spec = job.spec
     X_train, X_val, y_train, y_val = split(spec, job.seed, test_size)
-    y_pred, proba, models = FITTERS[job.baseline](spec, X_train, y_train, X_val, job.seed,
-                                                  job.budget_s, job.n_jobs)
+    with threadpool_limits(limits=job.n_jobs):  # as many threads as a candidate run gets
+        y_pred, proba, models = FITTERS[job.baseline](spec, X_train, y_train, X_val, job.seed,
+                                                      job.budget_s, job.n_jobs)
     classes = np.asarray(sorted(pd.unique(y_train))) if proba is not None else None
     score = get_metric(spec.metric).score(np.asarray(y_val), np.asarray(y_pred), proba=proba,
                                           classes=classes)

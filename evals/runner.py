@@ -8,7 +8,6 @@ so a resume with different fault rate or budget is refused rather than mixed in.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,12 +34,14 @@ class EvalPlan:
     workers: int = 1
     executor: str = "local"
     max_repair_rounds: int = 3
+    # Threads per job (candidate runs and baseline fits). One by default: scale with
+    # --workers instead; OpenMP threads on a busy machine spin and time runs out.
+    threads: int = 1
     command: str = ""  # the command line, recorded for the summary
 
     @property
     def n_jobs(self) -> int:
-        """Cores each candidate run may use, so that workers do not oversubscribe."""
-        return max(1, (os.cpu_count() or 1) // max(1, self.workers))
+        return max(1, self.threads)
 
     def pipeline_jobs(self) -> list[PipelineJob]:
         return [PipelineJob(spec, topology, seed, self.fault_rate, self.budget_s,
@@ -57,6 +58,7 @@ class EvalPlan:
         return {"datasets": [d.name for d in self.datasets], "topologies": self.topologies,
                 "seeds": self.seeds, "fault_rate": self.fault_rate, "budget_s": self.budget_s,
                 "baselines": self.baselines, "max_repair_rounds": self.max_repair_rounds,
+                "threads": self.threads,
                 "specs": {d.name: {"source": d.source, "task": d.task, "target": d.target,
                                    "metric": d.metric, "drop": list(d.drop),
                                    "max_rows": d.max_rows} for d in self.datasets},

