@@ -27,3 +27,11 @@ bench: setup  ## orchestration overhead of a run (prints figures)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info runs
+
+# Evaluation harness (docs/evals.md)
+.PHONY: eval-smoke topologies-doc
+eval-smoke: setup  ## the CI eval: smoke suite, two topologies, the HGB baseline
+	$(BIN)/pipesmith eval --suite smoke --topologies single-pass,self-repair --baselines hgb --out evals-out/smoke
+
+topologies-doc: setup  ## regenerate docs/topologies.md from the compiled graphs
+	$(BIN)/pipesmith topologies --write docs/topologies.md

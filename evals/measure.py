@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import get_args
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from pipesmith.agents.schemas import Attempt, Diagnosis
 from pipesmith.reliability import lineages, reliability
 from pipesmith.sandbox.base import ExecResult
 
+EXEC_STATUSES = set(get_args(ExecResult.model_fields["status"].annotation))
 ROW_KEYS = ("dataset", "topology", "seed", "status", "final_success", "first_pass_success",
             "rounds", "failures_by_class", "score", "baseline_scores", "wall_s", "peak_mem_mb",
             "tokens", "reliability_score")
@@ -34,7 +36,8 @@ def measured_diagnosis(attempt: Attempt) -> Diagnosis | None:
     doctor = Diagnostician()
     if attempt.status == "rejected" and attempt.issues:
         return doctor.diagnose_issues(attempt.issues, "")
-    return doctor.diagnose_result(ExecResult(status=attempt.status, exit_code=attempt.exit_code,
+    status = attempt.status if attempt.status in EXEC_STATUSES else "error"
+    return doctor.diagnose_result(ExecResult(status=status, exit_code=attempt.exit_code,
                                              wall_s=attempt.wall_s, stderr=attempt.error_tail), "")
 
 

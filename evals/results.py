@@ -15,8 +15,10 @@ BASELINES = "baselines.jsonl"
 
 
 def append(path: Path, row: dict) -> None:
+    """One row on a line of its own, even after a line a crash cut short."""
+    torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
     with path.open("a") as handle:
-        handle.write(json.dumps(row, default=float) + "\n")
+        handle.write(("\n" if torn else "") + json.dumps(row, default=float) + "\n")
         handle.flush()
 
 

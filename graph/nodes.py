@@ -185,9 +185,10 @@ def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
     diagnosis = attempts[failed.id].diagnosis
     if topology.feedback == "raw":
         diagnosis = raw_feedback(attempts[failed.id])
-        update["attempts"] = {failed.id: attempts[failed.id].model_copy(
-            update={"diagnosis": diagnosis})}
-        attempts = {**attempts, **update["attempts"]}
+        if attempts[failed.id].diagnosis is None:  # keep a quality judgement from the run
+            update["attempts"] = {failed.id: attempts[failed.id].model_copy(
+                update={"diagnosis": diagnosis})}
+            attempts = {**attempts, **update["attempts"]}
     chain = lineage(state, failed.id)
     kb = runtime.context.kb
     context = {}
