@@ -38,3 +38,11 @@ docker-engine-stop:
 
 bench-sandbox: setup  ## launch overhead of each sandbox backend (docker when an engine answers)
 	PIPESMITH_DOCKER_HOST=$${PIPESMITH_DOCKER_HOST:-$$(.ci/docker-engine.sh host)} $(BIN)/python benchmarks/sandbox_launch.py
+
+# Evaluation harness (docs/evals.md)
+.PHONY: eval-smoke topologies-doc
+eval-smoke: setup  ## the CI eval: smoke suite, two topologies, the HGB baseline
+	$(BIN)/pipesmith eval --suite smoke --topologies single-pass,self-repair --baselines hgb --out evals-out/smoke
+
+topologies-doc: setup  ## regenerate docs/topologies.md from the compiled graphs
+	$(BIN)/pipesmith topologies --write docs/topologies.md

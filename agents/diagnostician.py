@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from pipesmith.agents.schemas import DataProfile, Diagnosis, Issue
+from pipesmith.agents.schemas import Attempt, DataProfile, Diagnosis, Issue
 from pipesmith.agents.taxonomy import TAXONOMY, UNCLASSIFIED, TaxonomyEntry, entry
 from pipesmith.metrics import is_better
 from pipesmith.sandbox.base import ExecResult
@@ -168,3 +168,20 @@ class Diagnostician:
                          summary=summary, evidence=evidence,
                          repair_actions=list(row.repair_actions),
                          signature=signature(row, "", summary))
+
+
+RAW_EVIDENCE_LINES = 20
+
+
+def raw_feedback(attempt: Attempt) -> Diagnosis:
+    """What a loop without a taxonomy feeds back: the failure's own text, unclassified.
+
+    No class, no severity judgement (always worth a retry), no targeted repair actions:
+    the coder gets the traceback and can only write the candidate afresh."""
+    text = attempt.error_tail.strip() or "\n".join(i.message for i in attempt.issues) or (
+        attempt.diagnosis.summary if attempt.diagnosis else f"status {attempt.status}")
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    summary = (lines[-1] if lines else text)[:300]
+    return Diagnosis(taxonomy_class="untyped", subclass="raw_traceback", severity="recoverable",
+                     summary=summary, evidence=lines[-RAW_EVIDENCE_LINES:],
+                     repair_actions=["redraft"], signature=f"untyped|{summary[:160]}")

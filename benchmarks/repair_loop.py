@@ -23,16 +23,10 @@ DATASETS = ("iris", "wine", "breast_cancer", "digits", "diabetes")
 
 
 def lineages(report) -> list[list]:
-    by_id = {a.id: a for a in report.attempts}
-    groups: dict[str, list] = {}
-    for attempt in report.attempts:
-        if attempt.phase == "ensemble":
-            continue
-        root, depth = attempt, 0
-        while root.parent:
-            root, depth = by_id[root.parent], depth + 1
-        groups.setdefault(root.id, []).append((depth, attempt))
-    return [sorted(group, key=lambda pair: pair[0]) for group in groups.values()]
+    """Each lineage as (repair depth, attempt) pairs, shallowest first."""
+    from pipesmith.reliability import lineages as by_draft
+
+    return [[(depth, a) for a, depth in members] for members in by_draft(report.attempts).values()]
 
 
 def main() -> None:

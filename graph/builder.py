@@ -10,7 +10,7 @@ from langgraph.graph import END, START, StateGraph
 from pipesmith.graph import nodes, routing
 from pipesmith.graph.context import Deps
 from pipesmith.graph.state import RunInput, RunState
-from pipesmith.graph.topologies import check_topology
+from pipesmith.graph.topologies import Topology, get_topology
 
 NODES: dict[str, Callable] = {
     "profile": nodes.profile,
@@ -39,24 +39,49 @@ def timed(name: str, node: Callable) -> Callable:
     return run
 
 
+# Each routed node: its routing function and every node it may lead to.
+ROUTES: dict[str, tuple[Callable, tuple[str, ...]]] = {
+    "prevalidate": (routing.after_prevalidate,
+                    ("execute", "diagnose", "repair", "draft", "ensemble", "report")),
+    "execute": (routing.after_execute, ("draft", "ensemble", "diagnose", "repair", "report")),
+    "diagnose": (routing.after_diagnose, ("repair", "draft", "ensemble", "report")),
+    "repair": (routing.after_repair, ("prevalidate", "execute", "draft", "ensemble", "report")),
+    "ensemble": (routing.after_ensemble, ("prevalidate", "execute", "report")),
+}
+
+
+def bound(route: Callable, topology: Topology) -> Callable:
+    """The routing function with this topology fixed: still a pure function of the state."""
+
+    def next_node(state):
+        return route(state, topology)
+
+    next_node.__name__ = route.__name__
+    return next_node
+
+
 def build_graph(topology: str = "full", checkpointer=None):
-    """The compiled graph. Invoke it with {"inputs": RunInputs} and context=Deps(...)."""
-    check_topology(topology)
+    """The compiled graph. Invoke it with {"inputs": RunInputs} and context=Deps(...).
+
+    The topology (graph/topologies.py) says which nodes exist; the static edges follow
+    the flow through the nodes present, the routed ones may lead only to nodes present."""
+    spec = get_topology(topology)
+    present = spec.nodes
     graph = StateGraph(RunState, context_schema=Deps, input_schema=RunInput)
-    for name, node in NODES.items():
-        graph.add_node(name, timed(name, node))
-    graph.add_edge(START, "profile")
-    graph.add_edge("profile", "retrieve")
-    graph.add_edge("retrieve", "plan")
-    graph.add_edge("plan", "draft")
-    graph.add_edge("draft", "prevalidate")
-    graph.add_conditional_edges("prevalidate", routing.after_prevalidate)
-    graph.add_conditional_edges("execute", routing.after_execute)
-    graph.add_conditional_edges("diagnose", routing.after_diagnose)
-    graph.add_conditional_edges("repair", routing.after_repair)
-    graph.add_conditional_edges("ensemble", routing.after_ensemble)
-    graph.add_edge("report", "remember")
-    graph.add_edge("remember", END)
+    for name in present:
+        graph.add_node(name, timed(name, NODES[name]))
+    chain = [n for n in ("profile", "retrieve", "plan", "draft") if n in present]
+    for a, b in zip([START, *chain], [*chain, spec.checked], strict=True):
+        graph.add_edge(a, b)
+    for name, (route, targets) in ROUTES.items():
+        if name in present:
+            graph.add_conditional_edges(name, bound(route, spec),
+                                        [t for t in targets if t in present])
+    if spec.remember:
+        graph.add_edge("report", "remember")
+        graph.add_edge("remember", END)
+    else:
+        graph.add_edge("report", END)
     return graph.compile(checkpointer=checkpointer)
 
 

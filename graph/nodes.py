@@ -9,6 +9,7 @@ import structlog
 from langgraph.runtime import Runtime
 
 from pipesmith.agents import repairs
+from pipesmith.agents.diagnostician import raw_feedback
 from pipesmith.agents.prevalidator import blocking
 from pipesmith.agents.profiler import profile_table
 from pipesmith.agents.repairs import RepairContext
@@ -17,6 +18,7 @@ from pipesmith.agents.resources import sized_from_code
 from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, RepairRequest
 from pipesmith.graph.context import Deps
 from pipesmith.graph.state import RunState, elapsed_s, lineage, next_candidate_id
+from pipesmith.graph.topologies import get_topology
 from pipesmith.sandbox.base import ExecResult
 
 log = structlog.get_logger(__name__)
@@ -77,7 +79,8 @@ def retrieve(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 
 def plan(state: RunState, runtime: Runtime[Deps]) -> dict:
-    made = runtime.context.planner.plan(state["inputs"], state["profile"], state["past_runs"])
+    made = runtime.context.planner.plan(state["inputs"], state["profile"],
+                                      state.get("past_runs") or [])
     return {"plan": made, "next_index": 0, **llm_spent(runtime)}
 
 
@@ -199,27 +202,40 @@ def diagnose(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 
 def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
-    """Reformulate the failure with its context, then ask the coder for a repair."""
+    """Reformulate the failure with its context (or, with raw feedback, hand over the
+    traceback as it is), then ask the coder for a repair."""
     failed, attempts, profile = state["current"], state["attempts"], state["profile"]
+    topology = get_topology(runtime.context.topology)
+    update: dict = {}
     diagnosis = attempts[failed.id].diagnosis
+    if topology.feedback == "raw":
+        diagnosis = raw_feedback(attempts[failed.id])
+        if attempts[failed.id].diagnosis is None:  # keep a quality judgement from the run
+            update["attempts"] = {failed.id: attempts[failed.id].model_copy(
+                update={"diagnosis": diagnosis})}
+            attempts = {**attempts, **update["attempts"]}
     chain = lineage(state, failed.id)
     kb = runtime.context.kb
-    fixes = kb.fix_rates(diagnosis.signature) if kb else []  # best fix rate first
+    context = {}
+    if topology.reformulate:
+        fixes = kb.fix_rates(diagnosis.signature) if kb else []  # best fix rate first
+        context = dict(
+            history=[attempts[c.id].diagnosis for c in chain[1:] if attempts[c.id].diagnosis],
+            past_fixes=[fix.action for fix in fixes],
+            past_fix_diffs=[fix.last_fix_diff for fix in fixes])
     request = RepairRequest(
         candidate=failed,
         diagnosis=diagnosis,
-        history=[attempts[c.id].diagnosis for c in chain[1:] if attempts[c.id].diagnosis],
         tried=[f"{c.repair_action}@{attempts[c.parent].diagnosis.signature}"
                for c in chain if c.repair_action and attempts[c.parent].diagnosis],
         lineage_codes=[c.code for c in chain],
-        past_fixes=[fix.action for fix in fixes],
-        past_fix_diffs=[fix.last_fix_diff for fix in fixes],
         columns=[c.name for c in profile.columns],
         leaky_columns=profile.leak_suspects,
+        **context,
     )
     repaired = runtime.context.coder.repair(
         next_candidate_id(state), request, profile, state["inputs"])
-    return _new(state, repaired, **llm_spent(runtime))
+    return _new(state, repaired, **update, **llm_spent(runtime))
 
 
 def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:

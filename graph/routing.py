@@ -1,6 +1,8 @@
-"""Pure routing functions: the next node from the state alone.
+"""Pure routing functions: the next node from the state and the topology alone.
 
-Budgets (time, candidates, repair rounds) are checked here, never inside agents.
+Budgets (time, candidates, repair rounds) are checked here, never inside agents. The
+topology (a frozen description, graph/topologies.py) says which nodes exist; the builder
+binds it, so each function stays a pure function of its arguments.
 """
 
 from __future__ import annotations
@@ -9,9 +11,11 @@ from typing import Literal
 
 from pipesmith.agents.llm.ledger import budget_reason
 from pipesmith.graph.state import RunState, elapsed_s, repair_depth
+from pipesmith.graph.topologies import TOPOLOGIES, Topology
 
 # Keep this share of the budget for the ensemble and the report.
 RESERVE_SHARE = 0.1
+FULL = TOPOLOGIES["full"]
 
 
 def has_time(state: RunState) -> bool:
@@ -26,46 +30,70 @@ def has_llm_budget(state: RunState) -> bool:
                          inputs.max_cost) is None
 
 
-def next_step(state: RunState) -> Literal["draft", "ensemble"]:
+def next_step(state: RunState, topology: Topology = FULL) -> Literal["draft", "ensemble",
+                                                                      "report"]:
     more = state.get("next_index", 0) < len(state["plan"].candidates)
-    return "draft" if more and has_time(state) and has_llm_budget(state) else "ensemble"
+    if more and has_time(state) and has_llm_budget(state):
+        return "draft"
+    return "ensemble" if topology.ensemble else "report"
 
 
-def after_prevalidate(state: RunState) -> Literal["execute", "diagnose", "ensemble"]:
-    if state.get("current") is None:  # the coder drafted nothing: its budget is spent
-        return "ensemble"
+def can_repair(state: RunState, severity: str | None) -> bool:
+    """Within the round limit and the time and model budgets; a critical diagnosis is not
+    worth a repair (raw feedback carries no severity, so it is always retried)."""
+    current = state["current"]
+    return (severity != "critical"
+            and repair_depth(state, current.id) < state["inputs"].max_repair_rounds
+            and has_time(state) and has_llm_budget(state))
+
+
+def after_failure(state: RunState, topology: Topology) -> Literal[
+        "diagnose", "repair", "draft", "ensemble", "report"]:
+    """A failed or rejected candidate: classify it, retry it on the raw error, or move on."""
+    if topology.feedback == "taxonomy":
+        return "diagnose"
+    if state["current"].phase == "ensemble":
+        return "report"
+    if topology.feedback == "raw" and can_repair(state, None):
+        return "repair"
+    return next_step(state, topology)
+
+
+def after_prevalidate(state: RunState, topology: Topology = FULL) -> Literal[
+        "execute", "diagnose", "repair", "draft", "ensemble", "report"]:
+    if state.get("current") is None:  # the coder drafted nothing: its model budget is spent
+        return "ensemble" if topology.ensemble else "report"
     rejected = state["current"].id in (state.get("attempts") or {})
-    return "diagnose" if rejected else "execute"
+    return after_failure(state, topology) if rejected else "execute"
 
 
-def after_execute(state: RunState) -> Literal["draft", "ensemble", "diagnose", "report"]:
+def after_execute(state: RunState, topology: Topology = FULL) -> Literal[
+        "draft", "ensemble", "diagnose", "repair", "report"]:
     current = state["current"]
     attempt = state["attempts"][current.id]
     if not attempt.succeeded:
-        return "diagnose"
-    if current.phase == "ensemble":
-        return "report"
-    return next_step(state)
+        return after_failure(state, topology)
+    return "report" if current.phase == "ensemble" else next_step(state, topology)
 
 
-def after_diagnose(state: RunState) -> Literal["repair", "draft", "ensemble", "report"]:
+def after_diagnose(state: RunState, topology: Topology = FULL) -> Literal[
+        "repair", "draft", "ensemble", "report"]:
     current = state["current"]
     if current.phase == "ensemble":
         return "report"
     diagnosis = state["attempts"][current.id].diagnosis
-    can_repair = (
-        diagnosis is not None
-        and diagnosis.severity == "recoverable"
-        and repair_depth(state, current.id) < state["inputs"].max_repair_rounds
-        and has_time(state)
-        and has_llm_budget(state)
-    )
-    return "repair" if can_repair else next_step(state)
+    if diagnosis is not None and can_repair(state, diagnosis.severity):
+        return "repair"
+    return next_step(state, topology)
 
 
-def after_repair(state: RunState) -> Literal["prevalidate", "draft", "ensemble"]:
-    return "prevalidate" if state.get("current") is not None else next_step(state)
+def after_repair(state: RunState, topology: Topology = FULL) -> Literal[
+        "prevalidate", "execute", "draft", "ensemble", "report"]:
+    if state.get("current") is not None:
+        return topology.checked
+    return next_step(state, topology)
 
 
-def after_ensemble(state: RunState) -> Literal["prevalidate", "report"]:
-    return "prevalidate" if state.get("current") is not None else "report"
+def after_ensemble(state: RunState, topology: Topology = FULL) -> Literal[
+        "prevalidate", "execute", "report"]:
+    return topology.checked if state.get("current") is not None else "report"

@@ -71,10 +71,11 @@ def default_deps(settings: Settings, sandbox=None, kb=None, http_client=None):
     from pipesmith.agents.planner import Planner
     from pipesmith.agents.prevalidator import Prevalidator
     from pipesmith.graph.context import Deps
+    from pipesmith.graph.topologies import get_topology
     from pipesmith.knowledge_base.store import KnowledgeBase
     from pipesmith.sandbox.factory import sandbox_from_settings
 
-    if kb is None and settings.use_kb:
+    if kb is None and settings.use_kb and get_topology(settings.topology).uses_kb:
         kb = KnowledgeBase.from_settings(settings)
     sandbox = sandbox or sandbox_from_settings(settings)
     coder = Coder()
@@ -126,7 +127,7 @@ def _resolve(table: Table, task: str | None, metric: str | None, settings: Setti
         task_text=task_text or f"{task} of {target or 'clusters'} on {table.source}",
         dataset=table.source, data_path=str((out / "data.parquet").resolve()), target=target,
         task_type=task, metric=metric, inferred=inferred, budget_s=budget_s, seed=seed,
-        out_dir=str(out.resolve()), max_candidates=settings.max_candidates,
+        out_dir=str(out.resolve()), max_candidates=candidate_cap(settings),
         max_repair_rounds=settings.max_repair_rounds, run_timeout_s=settings.run_timeout_s,
         n_jobs=settings.n_jobs, test_size=settings.test_size, memory_mb=settings.memory_mb,
         disk_mb=settings.disk_mb, cv_folds=settings.cv_folds, fault_rate=settings.fault_rate,
@@ -136,6 +137,17 @@ def _resolve(table: Table, task: str | None, metric: str | None, settings: Setti
         max_tokens_total=settings.max_tokens_total, max_cost=settings.max_cost,
     )
     return inputs, frame
+
+
+def candidate_cap(settings: Settings) -> int:
+    """The settings' candidate limit, capped by the topology's own (single-pass: one)."""
+    from pipesmith.graph.topologies import TOPOLOGIES
+
+    if settings.topology not in TOPOLOGIES:
+        raise InputError(f"unknown topology {settings.topology!r}; known: "
+                         + ", ".join(TOPOLOGIES))
+    cap = TOPOLOGIES[settings.topology].max_candidates
+    return settings.max_candidates if cap is None else min(cap, settings.max_candidates)
 
 
 def prepare_inputs(folder: Path, *, dataset: str | None = None, data: str | Path | None = None,

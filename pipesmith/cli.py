@@ -1,4 +1,5 @@
-"""The command line: pipesmith run | resume | repair | validate | kb (pipesmith/cli_kb.py)."""
+"""The command line: pipesmith run | resume | repair | validate | kb (cli_kb.py) | sandbox
+(cli_sandbox.py) | eval | topologies (cli_eval.py)."""
 
 from __future__ import annotations
 
@@ -94,6 +95,7 @@ def run(
     kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory [default: the user's data directory].")] = None,
     no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
     fault_rate: Annotated[float, typer.Option(help="Inject a realistic fault into this share of drafts (0-1), to measure the repair loop.")] = 0.0,
+    topology: Annotated[str, typer.Option(help="Graph variant: full, single-pass, self-repair, fdicr, automl-pipeline, sage-loop (see `pipesmith topologies`).")] = "full",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
     backend: Annotated[str | None, typer.Option(help="Model library: sklearn, torch, tensorflow, or auto (adds a neural network where the data suits one and the library is installed) [default: sklearn].")] = None,
 ) -> None:
@@ -102,7 +104,7 @@ def run(
     from pipesmith.cli_llm import llm_overrides
     from pipesmith.settings import Settings
 
-    overrides = {"use_kb": not no_kb, "fault_rate": fault_rate} | ({"kb_dir": kb} if kb else {})
+    overrides = {"use_kb": not no_kb, "fault_rate": fault_rate, "topology": topology} | ({"kb_dir": kb} if kb else {})
     overrides |= {"backend": backend} if backend else {}
     try:
         overrides |= llm_overrides(llm=llm, model=model, base_url=base_url, cache=llm_cache,
@@ -219,6 +221,10 @@ def validate(
     out.print("passed" if report.passed else "did not pass", highlight=False)
     raise typer.Exit(0 if report.passed else 1)
 
+
+from pipesmith.cli_eval import register as register_eval  # noqa: E402  (eval, topologies)
+
+register_eval(app)
 
 if __name__ == "__main__":
     sys.exit(app())

@@ -42,6 +42,8 @@ def describe(node: str, update: dict[str, Any]) -> str:
         score = f" score={a.score:.4f}" if a.score is not None else ""
         return f"{a.id} {a.candidate}: {a.status}{score} ({a.wall_s:.1f}s, {a.peak_mem_mb:.0f} MB)"
     if node == "diagnose":
+        if not attempts:  # already judged on quality right after its run
+            return "diagnosed by the quality check after the run"
         a = next(iter(attempts.values()))
         d = a.diagnosis
         return f"{a.id} {d.taxonomy_class}.{d.subclass} ({d.severity}): {d.summary[:90]}"

@@ -43,18 +43,26 @@ def _root(attempt: Attempt, by_id: dict[str, Attempt]) -> tuple[str, int]:
     return attempt.id, depth
 
 
-def reliability(attempts: list[Attempt], final: Attempt | None, max_rounds: int) -> Reliability:
+def lineages(attempts: list[Attempt]) -> dict[str, list[tuple[Attempt, int]]]:
+    """Each draft's id -> the draft and its repairs with their repair depth, shallowest
+    first; ensembles are left out."""
     by_id = {a.id: a for a in attempts}
-    lineages: dict[str, list[tuple[Attempt, int]]] = {}
+    groups: dict[str, list[tuple[Attempt, int]]] = {}
     for attempt in attempts:
         if attempt.phase != "ensemble":
             root, depth = _root(attempt, by_id)
-            lineages.setdefault(root, []).append((attempt, depth))
+            groups.setdefault(root, []).append((attempt, depth))
+    return {root: sorted(members, key=lambda pair: pair[1]) for root, members in groups.items()}
+
+
+def reliability(attempts: list[Attempt], final: Attempt | None, max_rounds: int) -> Reliability:
+    by_id = {a.id: a for a in attempts}
+    lineages_ = lineages(attempts)
     rounds_to_success = [min(depth for a, depth in members if a.succeeded)
-                         for members in lineages.values() if any(a.succeeded for a, _ in members)]
-    n = max(1, len(lineages))
+                         for members in lineages_.values() if any(a.succeeded for a, _ in members)]
+    n = max(1, len(lineages_))
     final_rate = len(rounds_to_success) / n
-    first_pass = sum(by_id[root].succeeded for root in lineages) / n
+    first_pass = sum(by_id[root].succeeded for root in lineages_) / n
     mean_rounds = statistics.mean(rounds_to_success) if rounds_to_success else None
     failures = [a for a in attempts if not a.succeeded and a.phase != "ensemble"]
     critical = sum(1 for a in failures if a.diagnosis and a.diagnosis.severity == "critical")
@@ -70,7 +78,7 @@ def reliability(attempts: list[Attempt], final: Attempt | None, max_rounds: int)
     }
     return Reliability(
         score=round(sum(WEIGHTS[k] * v for k, v in terms.items()), 4),
-        lineages=len(lineages), final_success_rate=round(final_rate, 4),
+        lineages=len(lineages_), final_success_rate=round(final_rate, 4),
         first_pass_rate=round(first_pass, 4),
         mean_rounds_to_success=None if mean_rounds is None else round(mean_rounds, 3),
         critical_failure_rate=round(critical_rate, 4),

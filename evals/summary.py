@@ -1,0 +1,331 @@
+"""summary.md and its plots from an eval directory's rows: the paper-style tables.
+
+    python -m pipesmith.evals.summary OUT_DIR    (also written at the end of every eval)
+
+Definitions (also printed in the summary):
+- success: a job succeeded when the run ended with a working pipeline (final_success);
+  first-pass when its first draft worked unrepaired.
+- critical failure: a job that ended with no working pipeline; its reduction versus
+  single-pass is 1 - rate / single-pass rate over the same datasets and seeds.
+- mean rank: per dataset (score averaged over seeds), topologies and baselines ranked
+  together, best = 1, ties share the mean rank, a missing or failed score ranks last.
+- wins/ties/losses: per dataset and seed against each baseline's score on the same split;
+  a tie is within TIE of it; a failed run is a loss.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from pipesmith.evals import results
+
+TIE = 0.005
+
+
+def greater_is_better(metric: str) -> bool:
+    from pipesmith.metrics import METRICS
+
+    return METRICS[metric].greater_is_better if metric in METRICS else True
+
+
+def _mean(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.mean(values) if values else None
+
+
+def _fmt(value, digits: int = 3, pct: bool = False) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.1%}" if pct else f"{value:.{digits}f}"
+
+
+def _ranks(scores: dict[str, float | None], higher: bool) -> dict[str, float]:
+    """Rank 1 is best; ties share the mean rank; None ranks after every score."""
+    order = sorted(scores, key=lambda k: (scores[k] is None,
+                                          0 if scores[k] is None else
+                                          (-scores[k] if higher else scores[k])))
+    ranks: dict[str, float] = {}
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and scores[order[j + 1]] == scores[order[i]]:
+            j += 1
+        for k in order[i:j + 1]:
+            ranks[k] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+class Summary:
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.record = json.loads((out / "eval.json").read_text()) \
+            if (out / "eval.json").exists() else {}
+        self.rows = results.pipeline_rows(out)
+        self.baseline_rows = list(results.latest(results.read(out / results.BASELINES),
+                                                 ("dataset", "baseline", "seed")).values())
+        self.baseline_scores = results.baseline_table(out)
+        specs = self.record.get("specs", {})
+        self.metric = {name: spec["metric"] for name, spec in specs.items()}
+        self.task = {name: spec["task"] for name, spec in specs.items()}
+        self.topologies = [t for t in self.record.get("topologies", [])
+                           if any(r["topology"] == t for r in self.rows)]
+        self.baselines = [b for b in self.record.get("baselines", [])
+                          if any(r["baseline"] == b and r.get("score") is not None
+                                 for r in self.baseline_rows)]
+        self.datasets = [d for d in self.record.get("datasets", [])
+                         if any(r["dataset"] == d for r in self.rows)]
+
+    def by_topology(self, topology: str) -> list[dict]:
+        return [r for r in self.rows if r["topology"] == topology]
+
+    def score(self, dataset: str, system: str) -> float | None:
+        """Mean score over seeds; None when no seed produced one."""
+        if system in self.topologies:
+            return _mean(r["score"] for r in self.rows
+                         if r["dataset"] == dataset and r["topology"] == system)
+        return _mean(scores.get(system) for (d, _), scores in self.baseline_scores.items()
+                     if d == dataset)
+
+    # --- tables ---------------------------------------------------------------------------
+
+    def header(self) -> list[str]:
+        expected = len(self.record.get("datasets", [])) * len(self.record.get("topologies", [])) \
+            * self.record.get("seeds", 1)
+        complete = [r for r in self.rows if not str(r["status"]).startswith("error")]
+        lines = ["# Evaluation summary", ""]
+        if self.record.get("command"):
+            lines += ["Command:", "", f"    {self.record['command']}", ""]
+        lines += [f"Fault rate {self.record.get('fault_rate')}, budget "
+                  f"{self.record.get('budget_s')} s per run, {self.record.get('seeds')} seed(s),"
+                  f" {len(self.datasets)} datasets; {len(complete)} of {expected} "
+                  f"dataset x topology x seed jobs finished"
+                  + (f", {len(self.rows) - len(complete)} ended in a harness error"
+                     if len(self.rows) > len(complete) else "") + "."]
+        missing = expected - len(complete)
+        if missing > 0:
+            lines += ["", f"**Incomplete: {missing} job(s) have no row yet** (resume with the "
+                      "same command and --out)."]
+        return lines + [""]
+
+    def scores_table(self) -> list[str]:
+        systems = self.topologies + self.baselines
+        lines = ["## Scores per dataset", "",
+                 "Mean over seeds on the validation split (clustering: ARI against the held-out"
+                 " labels). **Bold** is the best; `fail` means no working pipeline.", "",
+                 "| dataset | task | metric | " + " | ".join(systems) + " |",
+                 "|---|---|---|" + "---:|" * len(systems)]
+        for dataset in self.datasets:
+            metric = self.metric.get(dataset, "")
+            scores = {s: self.score(dataset, s) for s in systems}
+            known = [v for v in scores.values() if v is not None]
+            best = (max if greater_is_better(metric) else min)(known) if known else None
+            cells = []
+            for system in systems:
+                value = scores[system]
+                if value is None:
+                    cells.append(self._missing(dataset, system))
+                else:
+                    text = f"{value:.4f}"
+                    cells.append(f"**{text}**" if abs(value - best) < 1e-6 else text)
+            lines.append(f"| {dataset} | {self.task.get(dataset, '')} | {metric} | "
+                         + " | ".join(cells) + " |")
+        return lines + [""]
+
+    def _missing(self, dataset: str, system: str) -> str:
+        """Why a cell has no score: the run failed, the baseline does not apply, or no row."""
+        if system in self.topologies:
+            return "fail"
+        if self.task.get(dataset) == "clustering":
+            return "n/a"
+        ran = any(system in b for (d, _), b in self.baseline_scores.items() if d == dataset)
+        return "fail" if ran else "—"
+
+    def success_table(self) -> list[str]:
+        baseline_rate = None
+        if "single-pass" in self.topologies:
+            baseline_rate = 1 - _mean(r["final_success"] for r in self.by_topology("single-pass"))
+        lines = ["## Success and reliability", "",
+                 "Critical failure: a job that ended with no working pipeline. Reduction is "
+                 "versus single-pass. Rounds: repair rounds before the first working "
+                 "candidate. Reliability: docs/taxonomy.md, over failures classified by the "
+                 "same taxonomy for every topology.", "",
+                 "| topology | jobs | first-pass success | final success | critical failures "
+                 "| reduction vs single-pass | mean rounds | reliability | mean wall s "
+                 "| peak MB | tokens |",
+                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for topology in self.topologies:
+            rows = self.by_topology(topology)
+            critical = 1 - _mean(r["final_success"] for r in rows)
+            reduction = None
+            if baseline_rate:
+                reduction = 1 - critical / baseline_rate
+            lines.append(
+                f"| {topology} | {len(rows)} "
+                f"| {_fmt(_mean(r['first_pass_success'] for r in rows), pct=True)} "
+                f"| {_fmt(_mean(r['final_success'] for r in rows), pct=True)} "
+                f"| {_fmt(critical, pct=True)} "
+                f"| {_fmt(reduction, pct=True) if baseline_rate else 'n/a (no failures)'} "
+                f"| {_fmt(_mean(r['rounds'] for r in rows if r['final_success']), 2)} "
+                f"| {_fmt(_mean(r['reliability_score'] for r in rows))} "
+                f"| {_fmt(_mean(r['wall_s'] for r in rows), 1)} "
+                f"| {_fmt(max((r['peak_mem_mb'] for r in rows), default=None), 0)} "
+                f"| {sum(r['tokens'] for r in rows)} |")
+        return lines + [""]
+
+    def rank_table(self) -> list[str]:
+        systems = self.topologies + self.baselines
+        ranked = defaultdict(list)
+        for dataset in self.datasets:
+            if self.task.get(dataset) == "clustering" and self.baselines:
+                pool = self.topologies  # no baseline clusters: rank topologies among themselves
+            else:
+                pool = systems
+            ranks = _ranks({s: self.score(dataset, s) for s in pool},
+                           greater_is_better(self.metric.get(dataset, "")))
+            for system, rank in ranks.items():
+                ranked[system].append(rank)
+        lines = ["## Mean rank", "", "Lower is better; ranked per dataset (clustering datasets "
+                 "rank the topologies only, as no baseline clusters).", "",
+                 "| system | mean rank | datasets |", "|---|---:|---:|"]
+        for system in sorted(systems, key=lambda s: _mean(ranked[s]) or 99):
+            lines.append(f"| {system} | {_fmt(_mean(ranked[system]), 2)} | "
+                         f"{len(ranked[system])} |")
+        return lines + [""]
+
+    def versus_table(self) -> list[str]:
+        if not self.baselines:
+            return []
+        lines = ["## Wins / ties / losses against the baselines", "",
+                 f"Per dataset and seed on the same split; a tie is within {TIE}; a failed run "
+                 "is a loss.", "",
+                 "| topology | " + " | ".join(f"vs {b}" for b in self.baselines) + " |",
+                 "|---|" + "---:|" * len(self.baselines)]
+        for topology in self.topologies:
+            cells = []
+            for baseline in self.baselines:
+                tally = Counter()
+                for row in self.by_topology(topology):
+                    theirs = self.baseline_scores.get((row["dataset"], row["seed"]), {}).get(
+                        baseline)
+                    if theirs is None:
+                        continue
+                    ours = row["score"]
+                    higher = greater_is_better(self.metric.get(row["dataset"], ""))
+                    if ours is None:
+                        tally["L"] += 1
+                    elif abs(ours - theirs) <= TIE:
+                        tally["T"] += 1
+                    else:
+                        tally["W" if (ours > theirs) == higher else "L"] += 1
+                cells.append(f"{tally['W']}/{tally['T']}/{tally['L']}")
+            lines.append(f"| {topology} | " + " | ".join(cells) + " |")
+        models = sorted({m for r in self.baseline_rows if r["baseline"] == "autogluon"
+                         for m in r.get("models", [])})
+        if models:
+            lines += ["", "AutoGluon model families that ran: " + ", ".join(models) + "."]
+        broken = [r for r in self.baseline_rows if str(r["status"]).startswith("error")]
+        if broken:
+            lines += ["", "Baseline errors: " + "; ".join(
+                f"{r['baseline']} on {r['dataset']}: {r['status'][7:120]}" for r in broken[:8])]
+        return lines + [""]
+
+    def failures_table(self) -> list[str]:
+        classes = sorted({k.split(".")[0] for r in self.rows for k in r["failures_by_class"]})
+        if not classes:
+            return ["## Failures by class", "", "No failed attempts.", ""]
+        lines = ["## Failures by class", "", "Failed attempts (drafts and repairs), classified "
+                 "by the error taxonomy.", "",
+                 "| topology | " + " | ".join(classes) + " | total |",
+                 "|---|" + "---:|" * (len(classes) + 1)]
+        for topology in self.topologies:
+            counts = self.class_counts(topology)
+            lines.append(f"| {topology} | " + " | ".join(str(counts[c]) for c in classes)
+                         + f" | {sum(counts.values())} |")
+        return lines + [""]
+
+    def class_counts(self, topology: str) -> Counter:
+        counts: Counter = Counter()
+        for row in self.by_topology(topology):
+            for key, n in row["failures_by_class"].items():
+                counts[key.split(".")[0]] += n
+        return counts
+
+    # --- plots ----------------------------------------------------------------------------
+
+    def plots(self) -> list[str]:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        written = []
+        # success by round
+        fig, ax = plt.subplots(figsize=(6, 4))
+        top = max((r["rounds"] for r in self.rows), default=0)
+        for topology in self.topologies:
+            rows = self.by_topology(topology)
+            curve = [sum(r["final_success"] and r["rounds"] <= k for r in rows) / len(rows)
+                     for k in range(top + 1)]
+            ax.plot(range(top + 1), curve, marker="o", label=topology)
+        ax.set(xlabel="repair rounds", ylabel="jobs with a working pipeline",
+               ylim=(0, 1.05), title="Success by repair round")
+        ax.set_xticks(range(top + 1))
+        ax.legend(fontsize=8)
+        written.append(self._save(fig, "success_by_round.png"))
+        # score per dataset per topology
+        fig, ax = plt.subplots(figsize=(max(6, len(self.datasets) * 0.9), 4))
+        width = 0.8 / max(1, len(self.topologies))
+        for i, topology in enumerate(self.topologies):
+            values = [self.score(d, topology) or 0.0 for d in self.datasets]
+            ax.bar([x + i * width for x in range(len(self.datasets))], values, width,
+                   label=topology)
+        ax.set_xticks([x + 0.4 - width / 2 for x in range(len(self.datasets))])
+        ax.set_xticklabels(self.datasets, rotation=45, ha="right", fontsize=8)
+        ax.set(ylabel="score (dataset metric; failed = 0)", title="Score per dataset")
+        ax.legend(fontsize=7)
+        written.append(self._save(fig, "scores.png"))
+        # failure classes
+        fig, ax = plt.subplots(figsize=(6, 4))
+        classes = sorted({k.split(".")[0] for r in self.rows for k in r["failures_by_class"]})
+        bottom = [0] * len(self.topologies)
+        for cls in classes:
+            counts = [self.class_counts(t)[cls] for t in self.topologies]
+            ax.bar(self.topologies, counts, bottom=bottom, label=cls)
+            bottom = [b + c for b, c in zip(bottom, counts, strict=True)]
+        ax.set(ylabel="failed attempts", title="Failures by taxonomy class")
+        ax.tick_params(axis="x", labelrotation=30)
+        if classes:
+            ax.legend(fontsize=7)
+        written.append(self._save(fig, "failure_classes.png"))
+        return written
+
+    def _save(self, fig, name: str) -> str:
+        fig.tight_layout()
+        fig.savefig(self.out / name, dpi=110)
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        return name
+
+    def markdown(self, plots: list[str]) -> str:
+        lines = self.header() + self.scores_table() + self.success_table() + \
+            self.rank_table() + self.versus_table() + self.failures_table()
+        lines += ["## Plots", ""] + [f"![{p[:-4]}]({p})" for p in plots]
+        return "\n".join(lines) + "\n"
+
+
+def write_summary(out: Path) -> Path:
+    summary = Summary(Path(out))
+    plots = summary.plots() if summary.rows else []
+    path = Path(out) / "summary.md"
+    path.write_text(summary.markdown(plots))
+    return path
+
+
+if __name__ == "__main__":
+    sys.stdout.write(f"{write_summary(Path(sys.argv[1]))}\n")
