@@ -216,7 +216,8 @@ def test_each_subclass_is_diagnosed_from_a_real_failure(key, sandbox, tmp_path):
     if key.startswith("neural.") and not backends.available("torch"):
         pytest.skip("PyTorch is not installed")
     code = HEADER + body
-    diagnosis, result = diagnose_case(sandbox, tmp_path, dataset, task_type, code)
+    timeout_s = 90.0 if key.startswith("neural.") else 8.0  # importing torch takes seconds
+    diagnosis, result = diagnose_case(sandbox, tmp_path, dataset, task_type, code, timeout_s)
     detail = result.stderr[-1500:] if result else ""
     assert diagnosis is not None, f"no failure found; {detail}"
     assert f"{diagnosis.taxonomy_class}.{diagnosis.subclass}" == key, detail
