@@ -52,16 +52,10 @@ def rounds_to_success(attempts: list[Attempt]) -> int:
 
 
 def tokens_used(report_json: dict) -> int:
-    """LLM tokens from the report when it records them (offline agents use none)."""
-    tokens = report_json.get("tokens")
-    if isinstance(tokens, int | float):
-        return int(tokens)
-    if isinstance(tokens, dict):
-        for key in ("total", "total_tokens"):
-            if isinstance(tokens.get(key), int | float):
-                return int(tokens[key])
-        return int(sum(v for v in tokens.values() if isinstance(v, int | float)))
-    return 0
+    """LLM tokens from the report's `llm` section (docs/report-schema.md); 0 for a run of
+    the offline agents, which has none."""
+    total = (report_json.get("llm") or {}).get("total") or {}
+    return int(total.get("total_tokens", 0))
 
 
 def cluster_score(metric: str, labels: np.ndarray, predicted: np.ndarray) -> float:

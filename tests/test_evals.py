@@ -225,3 +225,10 @@ def test_ray_runs_each_job_as_a_task(tmp_path, monkeypatch):
     [row] = rows(out)
     assert row["dataset"] == "penguins" and row["final_success"], row
     assert (out / "jobs" / "penguins__single-pass__s0" / "run" / "report.json").exists()
+
+
+def test_tokens_come_from_the_reports_llm_section():
+    from pipesmith.evals.measure import tokens_used
+
+    assert tokens_used({"llm": {"total": {"total_tokens": 1234.0, "calls": 3}}}) == 1234
+    assert tokens_used({"status": "succeeded"}) == 0  # offline agents: no llm section
