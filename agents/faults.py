@@ -87,13 +87,28 @@ def misspelled_module(code, rng, ctx):
     return code.replace(f"from {module} import", f"from {module}s import", 1)
 
 
+# Gradient-boosting libraries users reach for; the fault names one that is not installed
+# here (flaml, for one, brings xgboost and lightgbm with it).
+BOOSTERS = (("xgboost", "XGBClassifier", "XGBRegressor"),
+            ("lightgbm", "LGBMClassifier", "LGBMRegressor"),
+            ("catboost", "CatBoostClassifier", "CatBoostRegressor"))
+
+
+def uninstalled_booster() -> tuple[str, str, str] | None:
+    """(module, classifier, regressor) of a boosting library that is not installed."""
+    from importlib.util import find_spec
+
+    return next((b for b in BOOSTERS if find_spec(b[0]) is None), None)
+
+
 def uninstalled_package(code, rng, ctx):
-    found = _model_line(code)
-    if not found or ctx.task_type == "clustering":
+    found, booster = _model_line(code), uninstalled_booster()
+    if not found or booster is None or ctx.task_type == "clustering":
         return None
     cls = found.group(2)
-    new = "XGBClassifier" if ctx.task_type == "classification" else "XGBRegressor"
-    code = re.sub(rf"^from [\w.]+ import {cls}$", f"from xgboost import {new}", code,
+    module, classifier, regressor = booster
+    new = classifier if ctx.task_type == "classification" else regressor
+    code = re.sub(rf"^from [\w.]+ import {cls}$", f"from {module} import {new}", code,
                   count=1, flags=re.MULTILINE)
     return code.replace(f"model = {cls}(", f"model = {new}(", 1)
 

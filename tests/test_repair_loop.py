@@ -14,7 +14,12 @@ from pipesmith.agents import backends
 from pipesmith.agents.coder import Coder
 from pipesmith.agents.diagnostician import Diagnostician
 from pipesmith.agents.executor import Executor
-from pipesmith.agents.faults import OPERATORS, FaultContext, FaultInjectingCoder
+from pipesmith.agents.faults import (
+    OPERATORS,
+    FaultContext,
+    FaultInjectingCoder,
+    uninstalled_booster,
+)
 from pipesmith.agents.planner import Planner
 from pipesmith.agents.prevalidator import Prevalidator, blocking
 from pipesmith.agents.profiler import profile_table
@@ -35,6 +40,7 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 """
 
 # One real failing candidate per taxonomy subclass: (dataset, task type, module body).
+MISSING = uninstalled_booster() or ("xgboost_not_installed", "XGBClassifier", "")
 CASES: dict[str, tuple[str, str, str]] = {
     "resource.timeout": ("iris", "classification",
                          "def build_pipeline(task):\n    while True:\n        pass\n"),
@@ -71,8 +77,9 @@ CASES: dict[str, tuple[str, str, str]] = {
                                           "def build_pipeline(task):\n"
                                           "    open('/sys/pipesmith', 'w').write('x')\n"),
     "import.missing_module": ("iris", "classification",
-                              "def build_pipeline(task):\n    from xgboost import XGBClassifier\n"
-                              "    return XGBClassifier()\n"),
+                              "def build_pipeline(task):\n"
+                              f"    from {MISSING[0]} import {MISSING[1]}\n"
+                              f"    return {MISSING[1]}()\n"),
     "import.version_conflict": ("iris", "classification",
                                 "def build_pipeline(task):\n"
                                 "    from sklearn.preprocessing import Imputer\n"
