@@ -124,7 +124,7 @@ def test_retrieve_puts_similar_successful_code_in_the_state_for_the_coder(tmp_pa
                    code="def build_pipeline(task):\n    return 'the iris-like one'\n"))
     kb.add_run(run("broken", rows=150, columns=4, n_classes=3, outcome="failed"))
     coder = ExampleReadingCoder()
-    runtime = SimpleNamespace(context=SimpleNamespace(kb=kb, coder=coder))
+    runtime = SimpleNamespace(context=SimpleNamespace(kb=kb, coder=coder, llm=None))
     state = {"inputs": inputs, "profile": profile}
     state |= nodes.retrieve(state, runtime)
     assert [r.run_id for r in state["past_runs"]] == ["good"]
