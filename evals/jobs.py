@@ -25,6 +25,7 @@ class PipelineJob:
     out: str  # the eval's output directory
     n_jobs: int = 1
     max_repair_rounds: int = 3
+    kb_dir: str | None = None  # a knowledge base shared by the jobs; None: a fresh one each
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -58,10 +59,18 @@ def run_job(job: PipelineJob | BaselineJob) -> dict:
     return run_pipeline(job)
 
 
+def job_settings(job: PipelineJob):
+    from pipesmith.settings import Settings
+
+    return Settings(topology=job.topology, fault_rate=job.fault_rate, seed=job.seed,
+                    kb_dir=Path(job.kb_dir) if job.kb_dir else job.folder / "kb",
+                    runs_dir=job.folder, n_jobs=job.n_jobs,
+                    max_repair_rounds=job.max_repair_rounds)
+
+
 def run_pipeline(job: PipelineJob) -> dict:
     from pipesmith.api import run
     from pipesmith.evals.measure import error_row, row_from_report
-    from pipesmith.settings import Settings
 
     started = time.perf_counter()
     spec = job.spec
@@ -75,9 +84,7 @@ def run_pipeline(job: PipelineJob) -> dict:
             frame = frame.drop(columns=[spec.target])
         data = job.folder / "input.parquet"
         frame.to_parquet(data, index=False)
-        settings = Settings(topology=job.topology, fault_rate=job.fault_rate, seed=job.seed,
-                            kb_dir=job.folder / "kb", runs_dir=job.folder, n_jobs=job.n_jobs,
-                            max_repair_rounds=job.max_repair_rounds)
+        settings = job_settings(job)
         report = run(data=data, target=None if labels is not None else spec.target,
                      task=spec.task, metric=spec.pipeline_metric, budget_s=job.budget_s,
                      seed=job.seed, out=job.folder / "run", settings=settings,

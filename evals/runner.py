@@ -38,6 +38,9 @@ class EvalPlan:
     # --workers instead; OpenMP threads on a busy machine spin and time runs out.
     threads: int = 1
     command: str = ""  # the command line, recorded for the summary
+    # One knowledge base for every job (they learn from each other, so results depend on
+    # the order); None gives each job an empty one of its own, for clean comparisons.
+    kb_dir: Path | None = None
 
     @property
     def n_jobs(self) -> int:
@@ -45,7 +48,8 @@ class EvalPlan:
 
     def pipeline_jobs(self) -> list[PipelineJob]:
         return [PipelineJob(spec, topology, seed, self.fault_rate, self.budget_s,
-                            str(self.out), self.n_jobs, self.max_repair_rounds)
+                            str(self.out), self.n_jobs, self.max_repair_rounds,
+                            str(self.kb_dir) if self.kb_dir else None)
                 for seed in range(self.seeds) for spec in self.datasets
                 for topology in self.topologies]
 

@@ -84,6 +84,7 @@ def eval_command(
     target: Annotated[str | None, typer.Option(help="Target column of --data (for clustering: the label column used to score).")] = None,
     task: Annotated[str | None, typer.Option(help="Task of --data: classification, regression or clustering (inferred if omitted).")] = None,
     metric: Annotated[str | None, typer.Option(help="Metric for --data (inferred if omitted; ari or nmi for clustering).")] = None,
+    kb: Annotated[Path | None, typer.Option(help="A knowledge base every job reads and writes (jobs then learn from each other, so order matters) [default: an empty one per job].")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run topologies (and baselines) over a dataset suite or a file; write results.jsonl,
@@ -118,7 +119,8 @@ def eval_command(
         plan = EvalPlan(datasets=datasets, topologies=names, out=out, seeds=seeds,
                         fault_rate=fault_rate, budget_s=budget, baselines=chosen,
                         workers=workers, threads=threads, executor=executor,
-                        command="pipesmith " + shlex.join(sys.argv[1:]))
+                        command="pipesmith " + shlex.join(sys.argv[1:]),
+                        kb_dir=kb.resolve() if kb else None)
         progress = None if quiet else JobProgress(err)
         summary = run_eval(plan, on_event=progress)
     except InputError as exc:

@@ -232,3 +232,19 @@ def test_tokens_come_from_the_reports_llm_section():
 
     assert tokens_used({"llm": {"total": {"total_tokens": 1234.0, "calls": 3}}}) == 1234
     assert tokens_used({"status": "succeeded"}) == 0  # offline agents: no llm section
+
+
+def test_jobs_share_the_knowledge_base_given_with_kb_and_get_their_own_otherwise(tmp_path):
+    from pipesmith.evals.jobs import job_settings
+    from pipesmith.evals.runner import EvalPlan
+    from pipesmith.evals.suite import suite
+
+    shared = tmp_path / "shared-kb"
+    def kb_dirs(kb_dir):
+        plan = EvalPlan(datasets=suite("smoke"), topologies=["full"], out=tmp_path / "o",
+                        kb_dir=kb_dir)
+        return [job_settings(job).kb_dir for job in plan.pipeline_jobs()]
+
+    assert kb_dirs(shared) == [shared] * 3
+    own = kb_dirs(None)
+    assert len(set(own)) == 3 and all(d.parent.parent.name == "jobs" for d in own)
