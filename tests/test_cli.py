@@ -77,7 +77,10 @@ def test_ctrl_c_then_resume(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "pipesmith.cli", "run", "--dataset", "wine", "--out", str(out),
          "--kb", str(tmp_path / "kb"), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True)
+        text=True,
+        # A shell's background job (CI scripts, `cmd &`) inherits SIGINT ignored, and Python
+        # then never raises KeyboardInterrupt: give the run the default disposition back.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     # The first attempt that finishes (a1 may time out on a busy machine) marks mid-run.
     while not (done_before := list(out.glob("attempts/*/metrics.json"))) \
