@@ -73,7 +73,8 @@ def run_predictor(run_dir: Path) -> Predictor:
 
 def load_predictor(target: Path) -> Predictor:
     if importlib.util.find_spec("fastapi") is None or importlib.util.find_spec("uvicorn") is None:
-        raise InputError('pipesmith serve needs FastAPI and uvicorn: pip install "pipesmith[serve]"')
+        raise InputError('pipesmith serve needs FastAPI and uvicorn: '
+                         'pip install "pipesmith[serve]"')
     target = Path(target)
     if not target.is_dir():
         raise InputError(f"no bundle or run folder {target}")
