@@ -25,6 +25,7 @@ from pipesmith.datasets import (
     prepare,
 )
 from pipesmith.errors import InputError
+from pipesmith.model_io import write_schema
 from pipesmith.report import Report, load_report
 from pipesmith.settings import Settings
 
@@ -161,6 +162,7 @@ def prepare_inputs(folder: Path, *, dataset: str | None = None, data: str | Path
     inputs, frame = _resolve(table, task, metric, settings, settings.budget_s, seed, folder,
                              new_run_id(table.source), None)
     frame.to_parquet(folder / "data.parquet", index=False)
+    write_schema(folder, frame, inputs.target, inputs.task_type)
     return inputs, frame
 
 
@@ -196,6 +198,7 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
                              settings.seed if seed is None else seed, out, run_id, task_text)
     out.mkdir(parents=True, exist_ok=True)
     frame.to_parquet(out / "data.parquet", index=False)
+    write_schema(out, frame, inputs.target, inputs.task_type)
     (out / "run.json").write_text(json.dumps({
         "inputs": inputs.model_dump(),
         "settings": json.loads(settings.model_dump_json()),

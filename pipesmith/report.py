@@ -125,8 +125,7 @@ def standalone_script(code: str, inputs: RunInputs) -> str:
     return code.rstrip() + "\n" + render(
         load_template("standalone.py.tmpl"),
         target=repr(inputs.target), seed=inputs.seed, n_jobs=inputs.n_jobs,
-        task_type=repr(inputs.task_type), test_size=inputs.test_size,
-        scorer=repr(get_metric(inputs.metric).scorer),
+        task_type=repr(inputs.task_type),
     )
 
 
@@ -192,9 +191,11 @@ def markdown(report: Report) -> str:
               " · ".join(f"{k} {v:.2f}" for k, v in report.timings.items()),
               *markdown_lines(report.llm),
               "", "## Files", "",
-              "`pipeline.py` retrains the final pipeline with plain scikit-learn "
-              "(`python pipeline.py --help`); `model.joblib` is the fitted model; "
-              "`attempts/` holds every attempt's code and logs.", ""]
+              "`pipeline.py` retrains the final pipeline on all rows and saves it to "
+              "`retrained.joblib` (`python pipeline.py --help`); `model.joblib` is the fitted "
+              "model (`pipesmith predict RUN_DIR --data NEW.csv` applies it, `joblib.load` "
+              "reads it); `schema.json` lists the columns it takes; `attempts/` holds every "
+              "attempt's code and logs.", ""]
     return "\n".join(lines)
 
 

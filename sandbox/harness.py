@@ -205,7 +205,7 @@ def _savable(array):
 
 
 def main(argv: list[str]) -> int:
-    import joblib
+    from pipesmith.model_io import save_model
 
     job_path = Path(argv[1])
     job = json.loads(job_path.read_text())
@@ -223,7 +223,7 @@ def main(argv: list[str]) -> int:
     except Exception:
         traceback.print_exc()
         return 1
-    joblib.dump(result.pop("model"), out / "model.joblib")
+    save_model(result.pop("model"), out / "model.joblib")  # loads outside the sandbox too
     metrics = {"metric": job["metric"], **result}
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=float))
     return 0
