@@ -237,8 +237,8 @@ def validate(
 
 
 from pipesmith.cli_eval import register as register_eval  # noqa: E402  (eval, topologies)
-from pipesmith.cli_predict import register as register_predict  # noqa: E402
 from pipesmith.cli_export import register as register_export  # noqa: E402
+from pipesmith.cli_predict import register as register_predict  # noqa: E402
 from pipesmith.cli_serve import register as register_serve  # noqa: E402
 
 register_predict(app)

@@ -26,12 +26,13 @@ import structlog
 
 from pipesmith import export_card, export_docker, export_requirements, export_spec
 from pipesmith.errors import InputError
-from pipesmith.run_source import RunSource, feature_schema, load_run
+from pipesmith.run_source import RunSource, load_run
 
 log = structlog.get_logger(__name__)
 FORMATS = ("bundle", "mlflow")
 TELEMETRY_OFF = {"MLFLOW_DISABLE_TELEMETRY": "true", "DO_NOT_TRACK": "true"}
 SAMPLE_ROWS = 5
+BUNDLE_MODULES = ("pipesmith.model_io",)  # predict.py checks and predicts with it
 TRAIN_WRAPPER = '''"""Retrain the exported pipeline on a table with the run's seed:
 python train.py --data TABLE [--target COLUMN] [--seed N] [--out model.joblib]
 (pipeline.py is the run's standalone script; this puts vendor/ on the path first)."""
@@ -106,16 +107,18 @@ def write_sample(source: RunSource, path: Path) -> Path:
     return path
 
 
-def probe(source: RunSource, vendor: Path, sample: Path) -> dict:
-    output = _module_run(["pipesmith.export_probe", str(source.model_path), str(vendor),
+def probe(source: RunSource, scratch: Path, sample: Path) -> dict:
+    output = _module_run(["pipesmith.export_probe", str(source.model_path), str(scratch),
                           str(sample)], "loading the run's model in a fresh interpreter")
     return json.loads(output.strip().splitlines()[-1])
 
 
-def pipesmith_imports(code: str) -> set[str]:
-    """Full names of the pipesmith modules a module imports."""
+def pipesmith_imports(code: str, module_level: bool = False) -> set[str]:
+    """Full names of the pipesmith modules a module imports (with module_level, only the
+    imports run when it is imported)."""
+    tree = ast.parse(code)
     found = set()
-    for node in ast.walk(ast.parse(code)):
+    for node in (tree.body if module_level else ast.walk(tree)):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.startswith("pipesmith.")}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
@@ -125,8 +128,9 @@ def pipesmith_imports(code: str) -> set[str]:
 
 
 def vendor_pipesmith(modules: set[str], vendor: Path) -> list[str]:
-    """Copy each pipesmith module (and the pipesmith modules it imports) into vendor/, under
-    the same dotted name, with empty package __init__ files; returns the sources' code."""
+    """Copy each pipesmith module (and the pipesmith modules it imports when imported) into
+    vendor/ under the same dotted name; packages above them get empty __init__ files unless
+    they are vendored themselves. Returns the copied sources."""
     codes, todo, done = [], sorted(modules), set()
     while todo:
         name = todo.pop()
@@ -137,14 +141,18 @@ def vendor_pipesmith(modules: set[str], vendor: Path) -> list[str]:
         if spec is None or not spec.origin or not spec.origin.endswith(".py"):
             raise InputError(f"the model needs {name}, which cannot be vendored")
         parts = name.split(".")
-        for depth in range(1, len(parts)):
+        for depth in range(1, len(parts) + 1):
             package = vendor.joinpath(*parts[:depth])
-            package.mkdir(parents=True, exist_ok=True)
-            (package / "__init__.py").touch()
+            if depth < len(parts) or spec.submodule_search_locations is not None:
+                package.mkdir(parents=True, exist_ok=True)
+                (package / "__init__.py").touch()
         code = Path(spec.origin).read_text()
-        vendor.joinpath(*parts[:-1], parts[-1] + ".py").write_text(code)
+        if spec.submodule_search_locations is not None:
+            vendor.joinpath(*parts, "__init__.py").write_text(code)
+        else:
+            vendor.joinpath(*parts[:-1], parts[-1] + ".py").write_text(code)
         codes.append(code)
-        todo += sorted(pipesmith_imports(code) - done)
+        todo += sorted(pipesmith_imports(code, module_level=True) - done)
     return codes
 
 
@@ -158,21 +166,13 @@ def check_versions(source: RunSource, pins: dict[str, str]) -> None:
 
 
 def build(source: RunSource, bundle: Path, scratch: Path) -> None:
-    vendor = scratch / "vendor"
-    vendor.mkdir()
-    shutil.copyfile(source.candidate_path, vendor / "candidate.py")
     sample = write_sample(source, scratch / "sample.parquet")
-    found = probe(source, vendor, sample)
+    found = probe(source, scratch, sample)
 
     code = source.candidate_path.read_text()
-    named = set(found["globals"])
-    codes = [code]
-    if "candidate" in named:
-        (bundle / "vendor").mkdir()
-        shutil.copyfile(vendor / "candidate.py", bundle / "vendor" / "candidate.py")
-    wanted = {m for m in named if m.startswith("pipesmith.")} | pipesmith_imports(code)
-    if wanted:
-        codes += vendor_pipesmith(wanted, bundle / "vendor")
+    wanted = ({m for m in found["globals"] if m.startswith("pipesmith.")}
+              | pipesmith_imports(code) | set(BUNDLE_MODULES))
+    codes = [code, *vendor_pipesmith(wanted, bundle / "vendor")]
     modules = set(found["imported"])
     for text in codes:
         modules |= export_requirements.code_imports(text)
@@ -182,8 +182,7 @@ def build(source: RunSource, bundle: Path, scratch: Path) -> None:
         raise export_requirements.conflict_error(conflicts)
     check_versions(source, pins)
 
-    (bundle / "feature_schema.json").write_text(
-        json.dumps(feature_schema(source, found["classes"]), indent=2) + "\n")
+    (bundle / "schema.json").write_text(source.schema.model_dump_json(indent=2) + "\n")
     package = files("pipesmith")
     (bundle / "predict.py").write_text(package.joinpath("bundle_predict.py").read_text())
     (bundle / "mlflow_model.py").write_text(
@@ -196,7 +195,7 @@ def build(source: RunSource, bundle: Path, scratch: Path) -> None:
                  str(scratch / "pins.json")], "writing the MLflow model")
 
     python = source.report.versions.get("python", "3.11")
-    dockerfile = export_docker.dockerfile(python, (bundle / "vendor").is_dir())
+    dockerfile = export_docker.dockerfile(python)
     missing = [p for p in export_docker.copied_sources(dockerfile) if not (bundle / p).exists()]
     if missing:
         raise RuntimeError(f"the Dockerfile copies files the bundle lacks: {missing}")

@@ -16,7 +16,7 @@ def base_image(python: str) -> str:
     return f"python:{major_minor}-slim"
 
 
-def dockerfile(python: str, vendored: bool) -> str:
+def dockerfile(python: str) -> str:
     lines = [
         "# Written by `pipesmith export`: the prediction step of the exported pipeline.",
         "#   docker build -t IMAGE .",
@@ -27,13 +27,13 @@ def dockerfile(python: str, vendored: bool) -> str:
         "WORKDIR /bundle",
         "COPY requirements.txt ./",
         "RUN pip install --no-cache-dir -r requirements.txt",
-        "COPY predict.py feature_schema.json ./",
+        "COPY predict.py schema.json ./",
         "COPY model/ model/",
+        "COPY vendor/ vendor/",
+        "RUN useradd --create-home bundle",
+        "USER bundle",
+        'ENTRYPOINT ["python", "/bundle/predict.py"]',
     ]
-    if vendored:
-        lines.append("COPY vendor/ vendor/")
-    lines += ["RUN useradd --create-home bundle", "USER bundle",
-              'ENTRYPOINT ["python", "/bundle/predict.py"]']
     return "\n".join(lines) + "\n"
 
 

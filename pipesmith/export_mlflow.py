@@ -39,19 +39,17 @@ def save(bundle: Path, model_joblib: Path, sample: Path, pins: dict[str, str]) -
     spec.loader.exec_module(predict)
     predict.use_vendor(bundle)
 
-    schema = predict.load_schema(bundle / "feature_schema.json")
+    schema = predict.load_schema(bundle / predict.SCHEMA_FILE, bundle)
     example = pd.read_parquet(sample)
-    output = predict.predict_frame(joblib.load(model_joblib), example, schema)
-    code_paths = [str(bundle / "predict.py")]
-    if (bundle / "vendor").is_dir():
-        code_paths.append(str(bundle / "vendor"))
+    output = predict.predict_frame(joblib.load(model_joblib), example, schema, bundle)
+    code_paths = [str(bundle / "predict.py"), str(bundle / "vendor")]
     requirements = [f"{name}=={version}" for name, version in sorted(pins.items())]
     requirements.append(f"mlflow=={mlflow.__version__}")
     target = bundle / "model"
     mlflow.pyfunc.save_model(
         path=str(target),
         python_model=str(bundle / "mlflow_model.py"),
-        artifacts={"model": str(model_joblib), "schema": str(bundle / "feature_schema.json")},
+        artifacts={"model": str(model_joblib), "schema": str(bundle / predict.SCHEMA_FILE)},
         code_paths=code_paths,
         signature=infer_signature(example, output),
         input_example=example.head(5),

@@ -39,8 +39,15 @@ class RunSource:
         return Path(self.final.workdir) / "candidate.py"
 
     @property
+    def schema(self):
+        """The run's feature schema (pipesmith.model_io.FeatureSchema, from schema.json)."""
+        from pipesmith.model_io import read_schema
+
+        return read_schema(self.run_dir)
+
+    @property
     def feature_columns(self) -> list[str]:
-        return [column.name for column in self.report.profile.columns]
+        return self.schema.names
 
 
 def load_run(run_dir: Path) -> RunSource:
@@ -63,17 +70,3 @@ def load_run(run_dir: Path) -> RunSource:
     if report.task_type == "clustering":
         raise InputError("a clustering run has no predict step to export")
     return source
-
-
-def feature_schema(source: RunSource, classes: list) -> dict:
-    """What predict.py checks new rows against: the feature columns in training order with
-    their kind and dtype, the target, the task type and the classes."""
-    profile = source.report.profile
-    return {
-        "schema_version": 1,
-        "run_id": source.report.run_id,
-        "task_type": source.report.task_type,
-        "target": source.report.target,
-        "columns": [{"name": c.name, "kind": c.kind, "dtype": c.dtype} for c in profile.columns],
-        "classes": classes,
-    }

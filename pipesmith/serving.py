@@ -25,50 +25,46 @@ log = structlog.get_logger(__name__)
 
 @dataclass(frozen=True)
 class Predictor:
-    """What the server answers with: the feature schema, and rows -> predictions (raising
-    `schema_error` for a row the model cannot take)."""
+    """What the server answers with: the feature schema (pipesmith.model_io.FeatureSchema),
+    rows -> predictions (raising a ValueError, e.g. InputError, for rows the model cannot
+    take), and which column a bad frame fails on."""
 
     name: str
-    schema: dict
+    schema: Any
     predict: Callable[[Any], Any]
-    schema_error: type[Exception]
+    bad_column: Callable[[Any], tuple[str, str] | None]
 
 
 def _is_bundle(folder: Path) -> bool:
-    return (folder / "predict.py").is_file() and (folder / "feature_schema.json").is_file()
+    return (folder / "predict.py").is_file() and (folder / "schema.json").is_file()
 
 
 def bundle_predictor(folder: Path) -> Predictor:
-    """A bundle's own predict.py, imported under a name of its own."""
-    name = f"pipesmith_bundle_{abs(hash(str(folder.resolve())))}"
+    """A bundle's own predict.py (imported under a name of its own) and vendored model_io."""
+    folder = folder.resolve()
+    name = f"pipesmith_bundle_{abs(hash(str(folder)))}"
     spec = importlib.util.spec_from_file_location(name, folder / "predict.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
     model = module.load_model(folder)
-    schema = module.load_schema(folder / "feature_schema.json")
-    return Predictor(name=schema.get("run_id", folder.name), schema=schema,
-                     predict=lambda frame: module.predict_frame(model, frame, schema),
-                     schema_error=module.SchemaError)
+    schema = module.load_schema(folder / module.SCHEMA_FILE, folder)
+    return Predictor(name=folder.name, schema=schema,
+                     predict=lambda frame: module.predict_frame(model, frame, schema, folder),
+                     bad_column=lambda frame: module.bad_column(schema, frame, folder))
 
 
 def run_predictor(run_dir: Path) -> Predictor:
-    """A run folder's saved model, through pipesmith's own copy of the bundle code."""
-    import joblib
+    """A run folder's model through pipesmith.model_io, as `pipesmith predict` applies it."""
+    from pipesmith import bundle_predict, model_io
 
-    from pipesmith import bundle_predict
-    from pipesmith.run_source import feature_schema, load_run
-
-    source = load_run(run_dir)
-    workdir = str(source.candidate_path.parent)  # the model may name the run's `candidate`
-    if workdir not in sys.path:
-        sys.path.append(workdir)
-    model = joblib.load(source.model_path)
-    schema = feature_schema(source, [c.item() if hasattr(c, "item") else c
-                                     for c in getattr(model, "classes_", [])])
-    return Predictor(name=source.report.run_id, schema=schema,
-                     predict=lambda frame: bundle_predict.predict_frame(model, frame, schema),
-                     schema_error=bundle_predict.SchemaError)
+    model_io.model_path(run_dir)
+    model = model_io.load_model(run_dir)
+    schema = model_io.read_schema(run_dir)
+    return Predictor(name=Path(run_dir).resolve().name, schema=schema,
+                     predict=lambda frame: model_io.apply_model(
+                         model, schema, model_io.check_frame(schema, frame)[0]),
+                     bad_column=lambda frame: bundle_predict.bad_column(schema, frame))
 
 
 def load_predictor(target: Path) -> Predictor:
@@ -82,7 +78,7 @@ def load_predictor(target: Path) -> Predictor:
         return bundle_predictor(target)
     if (target / "report.json").is_file():
         return run_predictor(target)
-    raise InputError(f"{target} is neither a bundle (predict.py, feature_schema.json) "
+    raise InputError(f"{target} is neither a bundle (predict.py, schema.json) "
                      "nor a run folder (report.json)")
 
 
@@ -100,20 +96,20 @@ def create_app(predictor: Predictor):
     @app.get("/health")
     def health() -> dict:
         return {"status": "ok", "model": predictor.name,
-                "task_type": predictor.schema["task_type"],
-                "columns": [c["name"] for c in predictor.schema["columns"]]}
+                "task_type": predictor.schema.task_type, "columns": predictor.schema.names}
 
     @app.post("/predict")
     def predict(body: Rows) -> dict:
         if not body.rows:
-            raise HTTPException(422, detail={"column": None, "row": None,
-                                              "message": "no rows to predict"})
+            raise HTTPException(422, detail={"column": None, "message": "no rows to predict"})
         frame = pd.DataFrame.from_records(body.rows)
+        bad = predictor.bad_column(frame)
+        if bad is not None:
+            raise HTTPException(422, detail={"column": bad[0], "message": bad[1]})
         try:
             out = predictor.predict(frame)
-        except predictor.schema_error as exc:
-            raise HTTPException(422, detail={"column": exc.column, "row": exc.row,
-                                              "message": str(exc)}) from None
+        except ValueError as exc:  # InputError: rows the model cannot take
+            raise HTTPException(422, detail={"column": None, "message": str(exc)}) from None
         return {"predictions": json.loads(out.to_json(orient="records"))}
 
     return app
