@@ -169,13 +169,15 @@ def build(source: RunSource, bundle: Path, scratch: Path) -> None:
     sample = write_sample(source, scratch / "sample.parquet")
     found = probe(source, scratch, sample)
 
-    code = source.candidate_path.read_text()
+    code = source.pipeline_path.read_text()  # the final candidate and its retraining entry
     wanted = ({m for m in found["globals"] if m.startswith("pipesmith.")}
               | pipesmith_imports(code) | set(BUNDLE_MODULES))
-    codes = [code, *vendor_pipesmith(wanted, bundle / "vendor")]
-    modules = set(found["imported"])
-    for text in codes:
-        modules |= export_requirements.code_imports(text)
+    vendored = vendor_pipesmith(wanted, bundle / "vendor")
+    # at predict time: what loading and predicting imported (measured); at train time:
+    # pipeline.py's imports and what the vendored modules import when imported
+    modules = set(found["imported"]) | export_requirements.code_imports(code)
+    for text in vendored:
+        modules |= export_requirements.code_imports(text, module_level=True)
     pins = export_requirements.pinned(modules)
     conflicts = export_requirements.check(pins)
     if conflicts:
@@ -202,7 +204,7 @@ def build(source: RunSource, bundle: Path, scratch: Path) -> None:
     (bundle / "Dockerfile").write_text(dockerfile)
     (bundle / ".dockerignore").write_text("\n".join(export_docker.DOCKERIGNORE) + "\n")
 
-    image = f"pipesmith-{source.report.run_id}:latest".lower()
+    image = f"{export_spec.platform_name(source.report.run_id)}:latest"
     spec = export_spec.build_spec(source, found, pins, image)
     errors = export_spec.validate(spec)
     if errors:

@@ -19,10 +19,12 @@ CPU_BUILDS = {"tensorflow": "tensorflow-cpu", "tensorflow-gpu": "tensorflow-cpu"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
-def code_imports(code: str) -> set[str]:
-    """Top-level modules a module imports (absolute imports only)."""
+def code_imports(code: str, module_level: bool = False) -> set[str]:
+    """Top-level modules a module imports (absolute imports only; with module_level, only
+    those its import runs, not those inside functions)."""
+    tree = ast.parse(code)
     found = set()
-    for node in ast.walk(ast.parse(code)):
+    for node in (tree.body if module_level else ast.walk(tree)):
         if isinstance(node, ast.Import):
             found |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

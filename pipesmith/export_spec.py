@@ -5,6 +5,7 @@ and the platform component (Kubeflow-style component spec) generated from it."""
 from __future__ import annotations
 
 import json
+import re
 from importlib.resources import files
 
 import yaml
@@ -18,6 +19,11 @@ DROPPED_KINDS = ("id", "constant", "datetime", "text")
 def schema() -> dict:
     return json.loads(files("pipesmith").joinpath("export_templates/pipeline.schema.json")
                       .read_text())
+
+
+def platform_name(run_id: str) -> str:
+    """A name platforms accept (DNS-label-like): lower case, digits, '-' and '.'."""
+    return re.sub(r"[^a-z0-9.-]+", "-", f"pipesmith-{run_id}".lower()).strip("-.")
 
 
 def _score(value) -> float | None:
@@ -63,7 +69,7 @@ def build_spec(source: RunSource, probe: dict, pins: dict[str, str], image: str)
     return {
         "apiVersion": API_VERSION,
         "kind": "Pipeline",
-        "metadata": {"name": f"pipesmith-{report.run_id}".lower(), "run_id": report.run_id,
+        "metadata": {"name": platform_name(report.run_id), "run_id": report.run_id,
                      "task": report.task_text, "dataset": report.dataset},
         "data": {
             "target": report.target,
