@@ -17,10 +17,18 @@ from pathlib import Path
 from typing import Any
 
 import structlog
+from pydantic import BaseModel, ConfigDict
 
 from pipesmith.errors import InputError
 
 log = structlog.get_logger(__name__)
+
+
+class Rows(BaseModel):
+    """The body of POST /predict: one object per row, column name -> value."""
+
+    model_config = ConfigDict(frozen=True)
+    rows: list[dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -85,11 +93,6 @@ def load_predictor(target: Path) -> Predictor:
 def create_app(predictor: Predictor):
     import pandas as pd
     from fastapi import FastAPI, HTTPException
-    from pydantic import BaseModel, ConfigDict
-
-    class Rows(BaseModel):
-        model_config = ConfigDict(frozen=True)
-        rows: list[dict[str, Any]]
 
     app = FastAPI(title="pipesmith prediction endpoint", version="1")
 
