@@ -51,7 +51,8 @@ def small_run(folder, **run_args):
 def mixed_table(n: int = 240, seed: int = 0) -> pd.DataFrame:
     """Numbers, integers and strings, and string classes: what coercion has to get right."""
     rng = np.random.default_rng(seed)
-    frame = pd.DataFrame({"x": rng.normal(size=n), "colour": rng.choice(["red", "green", "blue"], n),
+    frame = pd.DataFrame({"x": rng.normal(size=n),
+                          "colour": rng.choice(["red", "green", "blue"], n),
                           "count": rng.integers(0, 10, n)})
     signal = frame["x"] + 1.5 * (frame["colour"] == "red") + 0.2 * frame["count"]
     frame["label"] = np.where(signal > 1.2, "yes", "no")
