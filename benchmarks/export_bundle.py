@@ -6,7 +6,10 @@ For each run folder: export it (seconds), the bundle's size (all of it, and the 
 folder), then predict 1,000 rows (the run's rows, repeated) three ways, median of
 --repeats: `python predict.py IN OUT` end to end (interpreter start, imports, load, check,
 predict, write), the bundle's predict_frame in-process on a loaded model (check + predict
-only), and `pipesmith predict` end to end for comparison. Prints one line per figure.
+only), and `pipesmith predict` end to end for comparison. With --venv, also the seconds to
+create a fresh virtual environment and `pip install -r requirements.txt` into it (from the
+indexes and wheel folders pip is configured with; the PyTorch CPU index line is dropped, so
+torch must come from those). Prints one line per run folder.
 """
 
 from __future__ import annotations
@@ -53,10 +56,24 @@ def in_process(bundle: Path, rows: Path, repeats: int) -> float:
     return statistics.median(times)
 
 
+def fresh_venv_s(bundle: Path, folder: Path) -> float:
+    import venv
+
+    requirements = folder / "requirements.txt"
+    requirements.write_text("".join(line for line in (bundle / "requirements.txt").open()
+                                    if not line.startswith("--extra-index-url")))
+    started = time.perf_counter()
+    venv.create(folder / "venv", with_pip=True)
+    subprocess.run([str(folder / "venv" / "bin" / "python"), "-m", "pip", "install", "-q", "-r",
+                    str(requirements)], check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--venv", action="store_true", help="also time a fresh venv install")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         for run in args.runs:
@@ -76,10 +93,15 @@ def main() -> None:
             cli = timed([sys.executable, "-m", "pipesmith.cli", "predict", str(run), "--data",
                          str(rows), "--out", str(Path(scratch) / "cli.csv")], args.repeats)
             warm = in_process(bundle, rows, args.repeats)
+            venv_part = ""
+            if args.venv:
+                folder = Path(scratch) / f"{run.name}-venv"
+                folder.mkdir()
+                venv_part = f"; fresh venv + pip install {fresh_venv_s(bundle, folder):.0f}s"
             print(f"{run.name}: export {export_s:.1f}s; bundle {size_kb(bundle):.0f} KiB "
                   f"(model/ {size_kb(bundle / 'model'):.0f} KiB); per 1,000 rows: "
                   f"predict.py end to end {script:.2f}s, in-process predict_frame "
-                  f"{warm * 1000:.1f} ms, pipesmith predict end to end {cli:.2f}s")
+                  f"{warm * 1000:.1f} ms, pipesmith predict end to end {cli:.2f}s{venv_part}")
 
 
 if __name__ == "__main__":

@@ -27,8 +27,6 @@ import yaml
 from pipesmith.agents import backends
 
 pytestmark = pytest.mark.slow
-TORCH = [pytest.mark.torch, pytest.mark.skipif(not backends.available("torch"),
-                                              reason="PyTorch is not installed")]
 AUDIT = '''
 import os, socket, sys
 
@@ -374,8 +372,9 @@ def torch_bundle(tmp_path_factory):
     return folder
 
 
-@pytest.mark.parametrize("marks", [pytest.param(None, marks=TORCH)])
-def test_torch_bundle_predicts_as_pipesmith_predict(torch_bundle, tmp_path, marks):
+@pytest.mark.torch
+@pytest.mark.skipif(not backends.available("torch"), reason="PyTorch is not installed")
+def test_torch_bundle_predicts_as_pipesmith_predict(torch_bundle, tmp_path):
     """Checked in the dev environment (a fresh venv would download torch: too slow for CI);
     the bundle's own vendored pipesmith.estimators is the one that loads."""
     folder = torch_bundle
