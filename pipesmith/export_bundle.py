@@ -3,10 +3,10 @@
 The bundle runs without the run folder and without pipesmith: predict.py (the same code as
 `pipesmith.bundle_predict`), train.py, requirements.txt (pinned, conflict-checked),
 Dockerfile and .dockerignore, pipeline.yaml (validated) with a generated platform
-component, model/ (MLflow pyfunc), MODEL_CARD.md. Classes the fitted model needs from the
-run's own code (`candidate`) or from pipesmith are vendored into vendor/ (docs/export.md
-says why). Everything is written into a staging folder that replaces --out at the end, so a
-failed export leaves nothing behind.
+component, model/ (MLflow pyfunc), MODEL_CARD.md. The pipesmith modules the bundle needs
+(model_io for predict.py, the estimators a model pickles by reference) are vendored into
+vendor/ (docs/export.md says why). Everything is written into a staging folder that
+replaces --out at the end, so a failed export leaves nothing behind.
 """
 
 from __future__ import annotations

@@ -34,11 +34,6 @@ class RunSource:
         return next(a for a in self.report.attempts if a.id == self.report.final_attempt)
 
     @property
-    def candidate_path(self) -> Path:
-        """The final attempt's module as the harness imported it (module name `candidate`)."""
-        return Path(self.final.workdir) / "candidate.py"
-
-    @property
     def schema(self):
         """The run's feature schema (pipesmith.model_io.FeatureSchema, from schema.json)."""
         from pipesmith.model_io import read_schema
