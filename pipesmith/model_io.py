@@ -229,16 +229,16 @@ def apply_model(model, schema: FeatureSchema, X: pd.DataFrame) -> pd.DataFrame:
         raise InputError(f"this run's model ({type(model).__name__}) cannot label new rows: "
                          "it only clusters the rows it was fitted on")
     try:
-        out = pd.DataFrame({"prediction": np.asarray(model.predict(X))}, index=X.index)
+        columns = {"prediction": np.asarray(model.predict(X))}
         if schema.task_type == "classification" and hasattr(model, "predict_proba"):
             proba = np.asarray(model.predict_proba(X), dtype=float)
-            for i, label in enumerate(np.asarray(model.classes_).tolist()):
-                out[f"proba_{label}"] = proba[:, i]
+            columns |= {f"proba_{label}": proba[:, i]
+                        for i, label in enumerate(np.asarray(model.classes_).tolist())}
     except Exception as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         raise InputError(f"the model could not predict these rows: {type(exc).__name__}: "
                          f"{message}") from None
-    return out
+    return pd.DataFrame(columns, index=X.index)
 
 
 def predict(run_dir: str | Path, frame: pd.DataFrame) -> pd.DataFrame:
