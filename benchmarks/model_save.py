@@ -4,9 +4,7 @@ what predicting new rows through pipesmith.predict costs against calling the mod
     .venv/bin/python benchmarks/model_save.py
 
 Models: a 300-tree random forest on digits (a large pickle) and logistic regression on
-iris (a small one). Each figure is the median of --repeat runs in this process; the
-save_model figure includes reading the installed distributions' metadata once per process
-(cached after the first call, reported separately).
+iris (a small one). Each figure is the median of --repeat runs in this process.
 """
 
 from __future__ import annotations
@@ -60,10 +58,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    started = time.perf_counter()
-    model_io._installed_top_levels()
-    print(f"installed-distribution lookup (once per process): "
-          f"{time.perf_counter() - started:.3f} s")
     models = {
         "random_forest_300_digits": (RandomForestClassifier(300, random_state=0, n_jobs=1),
                                      load_digits(as_frame=True)),
