@@ -125,7 +125,8 @@ def standalone_script(code: str, inputs: RunInputs) -> str:
     return code.rstrip() + "\n" + render(
         load_template("standalone.py.tmpl"),
         target=repr(inputs.target), seed=inputs.seed, n_jobs=inputs.n_jobs,
-        task_type=repr(inputs.task_type),
+        task_type=repr(inputs.task_type), test_size=inputs.test_size,
+        scorer=repr(get_metric(inputs.metric).scorer),
     )
 
 

@@ -47,6 +47,12 @@ def test_run_writes_a_complete_report(settings, tmp_path):
     assert done.returncode == 0, done.stderr
     assert f"trained on all {report.profile.n_rows} rows" in done.stdout
     assert hasattr(joblib.load(tmp_path / "m.joblib"), "predict")
+    # --score-test-part refits on the held-out split's other rows and scores that split.
+    held_out = subprocess.run([sys.executable, str(out / "pipeline.py"), "--score-test-part",
+                               "--out", str(tmp_path / "h.joblib")], capture_output=True,
+                              text=True, timeout=120)
+    assert held_out.returncode == 0, held_out.stderr
+    assert f"test part accuracy: {report.score:.4f}" in held_out.stdout
 
 
 def test_regression_beats_the_dummy_baseline(settings, tmp_path):
