@@ -62,6 +62,7 @@ def split_development(frame: pd.DataFrame, target: str | None, task_type: str, s
         counts = frame[target].value_counts()
         if counts.min() < 2:
             label = counts.idxmin()
+            label = label.item() if hasattr(label, "item") else label
             raise InputError(f"class {label!r} of {target!r} has {counts.min()} row; every class "
                              "needs at least 2 to split off a test part")
         if n_test < len(counts) or len(frame) - n_test < len(counts):
