@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import structlog
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 from pipesmith.agents.backends import check_backend
@@ -34,7 +35,7 @@ from pipesmith.referee import (
     TEST_FOLDER,
     choose_folds,
     save_split,
-    split_development,
+    split_positions,
 )
 from pipesmith.report import Report, load_report
 from pipesmith.settings import Settings
@@ -133,8 +134,9 @@ def _resolve(table: Table, task: str | None, metric: str | None, settings: Setti
     if budget_s <= 0:
         raise InputError("--budget must be a positive number of seconds")
     frame = prepare(table, task)
-    dev, test = split_development(frame, target, task, seed, settings.test_size)
-    min_class = int(dev[target].value_counts().min()) if task == "classification" else None
+    dev_rows, test_rows = split_positions(frame, target, task, seed, settings.test_size)
+    dev_targets = frame[target].iloc[dev_rows] if target else None
+    min_class = int(dev_targets.value_counts().min()) if task == "classification" else None
     inputs = RunInputs(
         run_id=run_id,
         task_text=task_text or f"{task} of {target or 'clusters'} on {table.source}",
@@ -145,28 +147,32 @@ def _resolve(table: Table, task: str | None, metric: str | None, settings: Setti
         max_repair_rounds=settings.max_repair_rounds, run_timeout_s=settings.run_timeout_s,
         n_jobs=settings.n_jobs, test_size=settings.test_size, memory_mb=settings.memory_mb,
         disk_mb=settings.disk_mb,
-        cv_folds=choose_folds(len(dev), budget_s, settings.cv_folds, min_class),
+        cv_folds=choose_folds(len(dev_rows), budget_s, settings.cv_folds, min_class),
         fault_rate=settings.fault_rate,
         smoke_rows=settings.smoke_rows, backend=settings.backend,
         rows_dropped_missing_target=len(table.frame) - len(frame),
         llm=settings.llm, llm_model=settings.llm_model if settings.llm != "offline" else None,
         max_tokens_total=settings.max_tokens_total, max_cost=settings.max_cost,
     )
-    return inputs, Tables(frame, dev, test)
+    return inputs, Tables(frame, dev_rows, test_rows)
 
 
 class Tables(NamedTuple):
-    """The prepared table and the referee's development and test parts of it."""
+    """The prepared table and the rows of the referee's development and test parts."""
 
     frame: pd.DataFrame
-    dev: pd.DataFrame
-    test: pd.DataFrame
+    dev_rows: np.ndarray
+    test_rows: np.ndarray
+
+    @property
+    def dev(self) -> pd.DataFrame:
+        return self.frame.iloc[self.dev_rows].reset_index(drop=True)
 
     def write(self, out: Path) -> None:
         """data.parquet (the whole prepared table, for pipeline.py), development.parquet
-        (what agents profile and folds are cut from) and referee/test.parquet."""
+        (what agents profile and folds are cut from) and referee/ (the test part)."""
         self.frame.to_parquet(out / "data.parquet", index=False)
-        save_split(out, self.dev, self.test)
+        save_split(out, self.frame, self.dev_rows, self.test_rows)
 
 
 def candidate_cap(settings: Settings) -> int:

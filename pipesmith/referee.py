@@ -35,6 +35,7 @@ CLUSTER_SAMPLE = 5000
 TEST_FOLDER = "referee"
 TEST_FILE = "test.parquet"
 DEV_FILE = "development.parquet"
+SPLIT_FILE = "split.npz"
 
 
 class ContractViolation(Exception):
@@ -50,6 +51,13 @@ class Fold:
 def split_development(frame: pd.DataFrame, target: str | None, task_type: str, seed: int,
                       test_size: float) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The development and test parts; InputError when the table cannot be split."""
+    dev, test = split_positions(frame, target, task_type, seed, test_size)
+    return (frame.iloc[dev].reset_index(drop=True), frame.iloc[test].reset_index(drop=True))
+
+
+def split_positions(frame: pd.DataFrame, target: str | None, task_type: str, seed: int,
+                    test_size: float) -> tuple[np.ndarray, np.ndarray]:
+    """The row positions of the development and test parts in `frame`."""
     from sklearn.model_selection import train_test_split
 
     if not 0.0 < test_size < 1.0:
@@ -68,18 +76,27 @@ def split_development(frame: pd.DataFrame, target: str | None, task_type: str, s
         if n_test < len(counts) or len(frame) - n_test < len(counts):
             raise InputError(f"a test part of {n_test} rows cannot hold all {len(counts)} "
                              "classes; use a larger --test-size or more rows")
-        stratify = frame[target]
-    dev, test = train_test_split(frame, test_size=n_test, random_state=seed, stratify=stratify)
-    return dev.reset_index(drop=True), test.reset_index(drop=True)
+        stratify = frame[target].to_numpy()
+    return train_test_split(np.arange(len(frame)), test_size=n_test, random_state=seed,
+                            stratify=stratify)
 
 
-def save_split(out: Path, dev: pd.DataFrame, test: pd.DataFrame) -> tuple[Path, Path]:
-    """The development part beside the table; the test part in referee/, bound by no job."""
+def save_split(out: Path, frame: pd.DataFrame, dev_rows: np.ndarray,
+               test_rows: np.ndarray) -> tuple[Path, Path]:
+    """The development part beside the table; the test part, and which rows of the table
+    each part holds (split.npz: `dev`, `test`), in referee/, which no job binds."""
     (out / TEST_FOLDER).mkdir(parents=True, exist_ok=True)
     dev_path, test_path = out / DEV_FILE, out / TEST_FOLDER / TEST_FILE
-    dev.to_parquet(dev_path, index=False)
-    test.to_parquet(test_path, index=False)
+    frame.iloc[dev_rows].reset_index(drop=True).to_parquet(dev_path, index=False)
+    frame.iloc[test_rows].reset_index(drop=True).to_parquet(test_path, index=False)
+    np.savez(out / TEST_FOLDER / SPLIT_FILE, dev=dev_rows, test=test_rows)
     return dev_path.resolve(), test_path.resolve()
+
+
+def load_split(run_dir: Path) -> dict[str, np.ndarray]:
+    """Which rows of the run's data.parquet went to the development and the test part."""
+    with np.load(Path(run_dir) / TEST_FOLDER / SPLIT_FILE) as data:
+        return {"dev": data["dev"], "test": data["test"]}
 
 
 def choose_folds(n_rows: int, budget_s: float, requested: int = DEFAULT_FOLDS,
