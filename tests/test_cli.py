@@ -83,7 +83,7 @@ def test_ctrl_c_then_resume(tmp_path):
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     # The first attempt that finishes (a1 may time out on a busy machine) marks mid-run.
-    while not (done_before := list(out.glob("attempts/*/metrics.json"))) \
+    while not (done_before := list(out.glob("attempts/*/oof.npz"))) \
             and time.monotonic() < deadline:
         time.sleep(0.1)
     assert done_before and proc.poll() is None, "no attempt finished while the run was going"

@@ -72,11 +72,11 @@ def test_neural_candidate_trains_and_scores_in_the_sandbox(backend, dataset, pre
     assert metrics["score"] > metrics["baseline_score"] + 0.1  # a network that learnt
     loss = metrics["loss"]  # the estimator's own loss curve, read by the harness
     assert loss["finite"] and loss["last"] < loss["first"]
-    assert {"predictions.npz", "model.joblib"} <= set(result.files)
+    assert {"predictions.npz", "diagnostics.json"} <= set(result.files)
     if inputs.task_type == "classification":
         import numpy as np
 
-        proba = np.load(tmp_path / "a1" / "predictions.npz")["proba"]
+        proba = np.load(tmp_path / "a1" / "oof.npz")["proba"]
         assert proba.shape[1] == profile.n_classes and np.allclose(proba.sum(axis=1), 1, atol=1e-4)
 
 
