@@ -24,6 +24,9 @@ def test_run_writes_a_complete_report(settings, tmp_path):
     assert report.task_type == "classification" and report.metric == "accuracy"
     assert report.inferred == ["task_type", "metric"]
     assert report.score >= 0.93 and report.score > report.baseline_score
+    assert report.cv_score.mean == report.score and report.cv_score.folds == 5
+    assert report.test_score >= 0.9 and report.test_score > report.test_baseline_score
+    assert report.refit.n_test == 114 and report.refit.n_dev == 455
     assert [a.phase for a in report.attempts][:2] == ["draft", "draft"]
     assert all(a.status == "ok" and a.wall_s > 0 and a.peak_mem_mb > 0 for a in report.attempts)
     assert report.first_pass_success and report.rounds_used == 0
@@ -31,6 +34,7 @@ def test_run_writes_a_complete_report(settings, tmp_path):
     assert report.versions["scikit-learn"]
     data = json.loads((out / "report.json").read_text())
     for key in ("status", "task_type", "metric", "score", "baseline_score", "attempts",
+                "cv_score", "test_score", "test_baseline_score", "refit",
                 "final_success", "rounds_used", "ensemble", "timings", "versions"):
         assert key in data
     assert set(data["attempts"][0]) >= {"id", "parent", "candidate", "phase", "status",
@@ -45,13 +49,15 @@ def test_run_writes_a_complete_report(settings, tmp_path):
                            str(tmp_path / "m.joblib")], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    assert f"validation accuracy: {report.score:.4f}" in done.stdout
+    # It splits off the referee's test part (same seed and share) and scores the same rows.
+    assert f"validation accuracy: {report.test_score:.4f}" in done.stdout
 
 
 def test_regression_beats_the_dummy_baseline(settings, tmp_path):
     report = run(dataset="diabetes", out=tmp_path / "run", settings=settings)
     assert report.task_type == "regression" and report.metric == "r2"
     assert report.score > report.baseline_score
+    assert report.test_score > report.test_baseline_score  # on rows no job saw in selection
 
 
 class InjectsFaults(Coder):
@@ -133,6 +139,7 @@ def test_clustering_run(settings, tmp_path):
     report = run(dataset="iris", task="clustering", out=tmp_path / "run", settings=settings)
     assert report.metric == "silhouette" and report.inferred == ["metric"]
     assert report.score > report.baseline_score
+    assert report.test_score > report.test_baseline_score and report.refit.n_test == 30
     assert report.ensemble.strategy == "none"
 
 
