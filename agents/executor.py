@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -60,24 +61,29 @@ class Executor:
             folder = workdir / "folds" / str(number) if len(folds) > 1 else workdir / "fold"
             referee.write_fold(folder, dev, inputs.target, fold, inputs.task_type)
             jobs.append(folder)
-        workers = min(PARALLEL_FOLDS, len(jobs), max(1, self.cores // max(1, inputs.n_jobs)))
-        if workers < 2 and self.cores >= 2 and len(jobs) > 1:
-            workers = 2  # two jobs at once, each with half the threads
+        # Two fold jobs at once where there are two cores, each with half the threads.
+        workers = min(PARALLEL_FOLDS, len(jobs)) if self.cores >= 2 else 1
         threads = max(1, inputs.n_jobs // workers)
 
-        failed: list[ExecResult] = []
+        stop = threading.Event()  # a fold failed (or the run was interrupted): skip the rest
 
         def one(folder: Path) -> ExecResult | None:
-            if failed:  # a fold already failed: the attempt has failed, skip the rest
+            if stop.is_set():
                 return None
             result = self._job(candidate, inputs, folder, timeout_s, memory_mb, threads)
             if not result.ok:
-                failed.append(result)
+                stop.set()
             return result
 
         started = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=workers) as pool:
+        pool = ThreadPoolExecutor(max_workers=workers)
+        try:
             results = [r for r in pool.map(one, jobs) if r is not None]
+        except BaseException:  # KeyboardInterrupt included: do not start the queued folds
+            stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
         merged = merge_results(results, time.perf_counter() - started)
         if not merged.ok:
             return merged, None

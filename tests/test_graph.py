@@ -102,15 +102,24 @@ def test_the_knowledge_base_remembers_runs(settings, tmp_path):
 
 
 class Interrupting:
-    """A real sandbox that is interrupted (like Ctrl-C) when asked for its Nth run."""
+    """A real sandbox that is interrupted (like Ctrl-C) when asked for the first job of its
+    Nth attempt; `workdirs` names the attempts (or `refit`) it ran jobs for."""
 
     def __init__(self, stop_at: int | None = None) -> None:
+        import threading
+
         self.inner, self.stop_at, self.workdirs = LocalSandbox(), stop_at, []
+        self.lock = threading.Lock()  # fold jobs run two at a time
 
     def run(self, job):
-        if len(self.workdirs) + 1 == self.stop_at:
-            raise KeyboardInterrupt
-        self.workdirs.append(job.workdir.name)
+        folder = job.workdir
+        name = folder.parent.parent.name if folder.parent.name == "folds" else \
+            folder.parent.name if folder.name == "fold" else folder.name
+        with self.lock:
+            if name not in self.workdirs:
+                if len(self.workdirs) + 1 == self.stop_at:
+                    raise KeyboardInterrupt
+                self.workdirs.append(name)
         return self.inner.run(job)
 
 
@@ -127,6 +136,7 @@ def test_resume_continues_an_interrupted_run(settings, tmp_path):
     assert first.workdirs == ["a1_hist_gradient_boosting"]
     assert "a1_hist_gradient_boosting" not in second.workdirs  # not run again
     assert second.workdirs[0] == "a2_logistic_regression"
+    assert second.workdirs[-1] == "refit"  # the chosen pipeline, refit once at the end
     assert [a.id for a in report.attempts][:2] == ["a1", "a2"]
     assert report.final_success
     # Resuming a finished run returns its report without running anything.
