@@ -24,7 +24,7 @@ def test_run_writes_a_complete_report(settings, tmp_path):
     assert report.task_type == "classification" and report.metric == "accuracy"
     assert report.inferred == ["task_type", "metric"]
     assert report.score >= 0.93 and report.score > report.baseline_score
-    assert report.cv_score.mean == report.score and report.cv_score.folds == 5
+    assert report.cv_score.mean == report.score and report.cv_score.folds == 3
     assert report.test_score >= 0.9 and report.test_score > report.test_baseline_score
     assert report.refit.n_test == 114 and report.refit.n_dev == 455
     assert [a.phase for a in report.attempts][:2] == ["draft", "draft"]
