@@ -87,8 +87,11 @@ def main(argv: list[str]) -> int:
         if mean is None:
             out.write(f"| {name} | {metric} | - | failed | - | - | - | - | - | - |\n")
             continue
+        test_text = "refit failed" if test is None else f"{test:.4f}"
+        dummy_text = "-" if dummy is None else f"{dummy:.4f}"
         out.write(f"| {name} | {metric} | {k} | {mean:.4f} ± {std:.4f} | {holdout:.4f} | "
-                  f"{test:.4f} | {dummy:.4f} | {k_s:.2f} | {one_s:.2f} | {k_s / one_s:.2f}x |\n")
+                  f"{test_text} | {dummy_text} | {k_s:.2f} | {one_s:.2f} | "
+                  f"{k_s / one_s:.2f}x |\n")
     out.write(f"\nbudget {args.budget:.0f}s per run, {args.repeats} interleaved repeats of the "
               f"timing, {os.cpu_count()} cores; 1-min load average {load_before:.1f} before, "
               f"{os.getloadavg()[0]:.1f} after\n")
