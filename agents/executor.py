@@ -66,13 +66,15 @@ class Executor:
         threads = max(1, inputs.n_jobs // workers)
 
         stop = threading.Event()  # a fold failed (or the run was interrupted): skip the rest
+        first_failure: list[ExecResult] = []  # in time: the one that stopped the others
 
         def one(folder: Path) -> ExecResult | None:
             if stop.is_set():
                 return None
             result = self._job(candidate, inputs, folder, timeout_s, memory_mb, threads)
-            if not result.ok:
+            if not result.ok and not stop.is_set():
                 stop.set()
+                first_failure.append(result)
             return result
 
         started = time.perf_counter()
@@ -84,7 +86,8 @@ class Executor:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown()
-        merged = merge_results(results, time.perf_counter() - started)
+        merged = merge_results(results, time.perf_counter() - started,
+                               first_failure[0] if first_failure else None)
         if not merged.ok:
             return merged, None
         try:
@@ -254,10 +257,11 @@ def _savable(array):
     return array.astype(str) if array.dtype == object else array
 
 
-def merge_results(results: list[ExecResult], wall_s: float) -> ExecResult:
-    """One ExecResult for the fold jobs: the first failure's status and output, total CPU,
-    the largest peak, and the wall time of all of them together."""
-    first = next((r for r in results if not r.ok), None) or results[0]
+def merge_results(results: list[ExecResult], wall_s: float,
+                  failure: ExecResult | None = None) -> ExecResult:
+    """One ExecResult for the fold jobs: the failure that stopped them (its status and
+    output), total CPU, the largest peak, and the wall time of all of them together."""
+    first = failure or next((r for r in results if not r.ok), None) or results[0]
     wall = max(wall_s, max(r.wall_s for r in results))
     return first.model_copy(update={
         "wall_s": round(wall, 3),
