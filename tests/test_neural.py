@@ -158,7 +158,7 @@ def without_neural_extras(monkeypatch):
 
 @pytest.mark.parametrize("backend", [pytest.param("torch", marks=TORCH)])
 def test_planner_follows_the_backend(backend, prepared):
-    inputs, profile = prepared("breast_cancer", "torch")  # 569 rows
+    inputs, profile = prepared("digits", "torch")  # 1,437 development rows (of 1,797)
     assert {s.family for s in Planner().plan(inputs, profile, []).candidates} == {
         "torch_mlp", "torch_mlp_wide"}
     auto = Planner().plan(inputs.model_copy(update={"backend": "auto"}), profile, [])
