@@ -27,8 +27,7 @@ def _limits(source: RunSource, spec: dict) -> str:
         lines.append(f"- Warnings while fitting: {'; '.join(final.warnings)}.")
     if spec["scores"]["test"] is None:
         lines.append("- No untouched test score: this run predates the held-out test part, "
-                     "so the score below is the validation score the pipeline was chosen on "
-                     "(optimistic).")
+                     "so the only score is the one the pipeline was chosen on (optimistic).")
     lines.append(f"- Trained on {report.profile.n_rows} rows of {report.dataset}; rows unlike "
                  "these (new categories, other ranges) are predicted with less confidence.")
     return "\n".join(lines)
