@@ -18,6 +18,7 @@ from importlib.metadata import PackageNotFoundError, packages_distributions, ver
 
 from packaging.requirements import InvalidRequirement, Requirement
 
+from pipesmith.agents import dependencies
 from pipesmith.agents.schemas import Issue
 
 # Only these packages are imported to check calls against; user modules never are.
@@ -266,13 +267,14 @@ def check_requirements(code: str, tree: ast.Module) -> list[Issue]:
                                 message=f"No module named '{requirement.name}': "
                                         f"{requirement} is not installed"))
             continue
-        if requirement.specifier and not requirement.specifier.contains(installed,
-                                                                        prereleases=True):
+        conflict = dependencies.requirement_conflict(requirement, installed,
+                                                     dependencies.installed_versions())
+        if conflict is not None:
             issues.append(Issue(
                 taxonomy_class="import", subclass="version_conflict", line=line,
                 message=f"{requirement.name} {installed} is installed but the code requires "
                         f"{requirement.name}{requirement.specifier}: install a version in "
-                        f"{requirement.specifier}, or adapt the code to {installed}"))
+                        f"{conflict.satisfying}, or adapt the code to {installed}"))
     return issues
 
 

@@ -56,8 +56,9 @@ def _bad_input(exc: InputError) -> None:
     raise typer.Exit(2)
 
 
-def _with_progress(budget_s: float, quiet: bool, call) -> None:
-    """Run `call(on_event)` with live progress; map its outcome to the exit code."""
+def _with_progress(budget_s: float, quiet: bool, call, after=None) -> None:
+    """Run `call(on_event)` with live progress, then `after(report)` if given; map the
+    outcome to the exit code."""
     from pipesmith.api import LLMRunError, RunInterrupted
     from pipesmith.progress import Progress
 
@@ -76,6 +77,8 @@ def _with_progress(budget_s: float, quiet: bool, call) -> None:
     finally:
         if progress:
             progress.close()
+    if after is not None:
+        after(report)
     _finish(report, Console())
 
 
@@ -106,6 +109,7 @@ def run(
     topology: Annotated[str, typer.Option(help="Graph variant: full, single-pass, self-repair, fdicr, automl-pipeline, sage-loop (see `pipesmith topologies`).")] = "full",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
     backend: Annotated[str | None, typer.Option(help="Model library: sklearn, torch, tensorflow, or auto (adds a neural network where the data suits one and the library is installed) [default: sklearn].")] = None,
+    mlflow_dir: Annotated[Path | None, typer.Option(help="Also log the run (params, metrics, attempts, model) to a local MLflow file store in this folder (the mlflow extra).")] = None,
 ) -> None:
     """Plan, write, check, run, repair and ensemble pipelines; write the report to --out."""
     from pipesmith.api import run as run_pipeline
@@ -123,9 +127,19 @@ def run(
     except InputError as exc:
         _bad_input(exc)
     settings = Settings(**overrides)
+    after = None
+    if mlflow_dir is not None:
+        from pipesmith.export_bundle import check_mlflow
+        from pipesmith.mlflow_tracking import log_run
+
+        try:
+            check_mlflow()
+        except InputError as exc:
+            _bad_input(exc)
+        after = lambda report: log_run(report, mlflow_dir)  # noqa: E731
     _with_progress(budget or settings.budget_s, quiet, lambda progress: run_pipeline(
         dataset=dataset, data=data, target=target, task=task, metric=metric, budget_s=budget,
-        seed=seed, out=out, settings=settings, on_event=progress))
+        seed=seed, out=out, settings=settings, on_event=progress), after)
 
 
 @app.command()
@@ -232,10 +246,14 @@ def validate(
 
 
 from pipesmith.cli_eval import register as register_eval  # noqa: E402  (eval, topologies)
+from pipesmith.cli_export import register as register_export  # noqa: E402
 from pipesmith.cli_predict import register as register_predict  # noqa: E402
+from pipesmith.cli_serve import register as register_serve  # noqa: E402
 
 register_predict(app)
 register_eval(app)
+register_export(app)
+register_serve(app)
 
 if __name__ == "__main__":
     sys.exit(app())
