@@ -262,7 +262,17 @@ def report(state: RunState, runtime: Runtime[Deps]) -> dict:
     session = runtime.context.llm
     path = write_report({**state, "ensemble": outcome}, runtime.context.topology,
                         llm=session.describe() if session is not None else None)
-    return {"ensemble": outcome, "report_path": str(path)}
+    return {"ensemble": outcome, "report_path": str(path), "outcome": outcome_of(path)}
+
+
+def outcome_of(report_path: Path) -> dict:
+    """The run's outcome for the final state (what LangGraph server callers read)."""
+    from pipesmith.report import load_report
+
+    r = load_report(report_path)
+    return {"status": r.status, "score": r.score, "baseline_score": r.baseline_score,
+            "metric": r.metric, "final_candidate": r.final_candidate,
+            "report_path": str(report_path), "out_dir": r.out_dir}
 
 
 def remember(state: RunState, runtime: Runtime[Deps]) -> dict:

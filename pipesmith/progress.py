@@ -55,7 +55,12 @@ def describe(node: str, update: dict[str, Any]) -> str:
         return f"written to {update.get('report_path')}{kept}"
     if node == "remember":
         return "run recorded in the knowledge base"
+    if node == "approve" and update.get("approved"):
+        return "plan approved"
     return ""
+
+
+SILENT_WHEN_EMPTY = ("approve", "setup")  # pass-through steps say nothing
 
 
 def _update_dict(result: Any) -> dict[str, Any]:
@@ -86,6 +91,8 @@ class Progress:
                            soft_wrap=True)
             return
         line = describe(name, _update_dict(event.get("result")))
+        if not line and name in SILENT_WHEN_EMPTY:
+            return
         self.console.print(f"{self._clock()} [bold]{name:<11}[/] {line}", highlight=False,
                            soft_wrap=True)
 
