@@ -182,6 +182,26 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
     return _drive(out, {"inputs": inputs}, settings, deps, on_event)
 
 
+def _from_words(table: Table, task_text: str | None, task, metric, budget_s, drops, families):
+    """A data file without --target: what the task in words asks for (explicit options
+    win); InputError naming the columns when the words do not say what to predict."""
+    from pipesmith.task_text import parse_request
+
+    columns = list(table.frame.columns)
+    named = ", ".join(map(str, columns[:20])) + (" ..." if len(columns) > 20 else "")
+    if not task_text:
+        raise InputError("--data needs --target COLUMN, a task in words (e.g. \"predict "
+                         f"{columns[-1]}\") or --task clustering; columns: {named}")
+    asked = parse_request(task_text, columns)
+    task = task or asked.task_type
+    if task != "clustering" and asked.target is None:
+        raise InputError(f"cannot tell which column to predict from {task_text!r}; "
+                         f"name one of: {named}")
+    return (Table(table.frame, asked.target if task != "clustering" else None, table.source),
+            task, metric or asked.metric, budget_s if budget_s is not None else asked.budget_s,
+            drops or asked.drop_columns, families or asked.families)
+
+
 def start_run(*, dataset: str | None = None, data: str | Path | None = None,
               target: str | None = None, task: str | None = None, metric: str | None = None,
               budget_s: float | None = None, seed: int | None = None,
@@ -202,6 +222,9 @@ def start_run(*, dataset: str | None = None, data: str | Path | None = None,
         llm_config(settings)  # bad model settings fail here, before anything is written
     check_backend(settings.backend)
     table = _load(dataset, data, target)
+    if data is not None and target is None and task != "clustering":
+        table, task, metric, budget_s, drop_columns, families = _from_words(
+            table, task_text, task, metric, budget_s, drop_columns, families)
     if drop_columns:
         missing = [c for c in drop_columns if c not in table.frame.columns]
         if missing:

@@ -74,6 +74,8 @@ def _with_progress(budget_s: float, quiet: bool, call) -> None:
 
 @app.command()
 def run(
+    words: Annotated[str | None, typer.Argument(metavar="[TASK]", help='The task in plain words, e.g. "predict churn" (with --data, instead of --target).', show_default=False)] = None,
+    task_text: Annotated[str | None, typer.Option(help="The task in plain words (the same as TASK).")] = None,
     dataset: Annotated[str | None, typer.Option(help="Bundled dataset: iris, wine, breast_cancer, digits, diabetes.")] = None,
     data: Annotated[Path | None, typer.Option(help="A CSV or Parquet file.")] = None,
     target: Annotated[str | None, typer.Option(help="Target column (with --data).")] = None,
@@ -116,7 +118,8 @@ def run(
     settings = Settings(**overrides)
     _with_progress(budget or settings.budget_s, quiet, lambda progress: run_pipeline(
         dataset=dataset, data=data, target=target, task=task, metric=metric, budget_s=budget,
-        seed=seed, out=out, settings=settings, on_event=progress))
+        seed=seed, out=out, task_text=task_text or words, settings=settings,
+        on_event=progress))
 
 
 @app.command()
@@ -225,6 +228,10 @@ def validate(
 from pipesmith.cli_eval import register as register_eval  # noqa: E402  (eval, topologies)
 
 register_eval(app)
+
+from pipesmith.cli_chat import register as register_chat  # noqa: E402  (chat)
+
+register_chat(app)
 
 if __name__ == "__main__":
     sys.exit(app())
