@@ -81,7 +81,8 @@ def build_graph(topology: str = "full", checkpointer=None, *, approval: bool = F
     (graph/setup.py). default_context: Deps for callers that pass none."""
     spec = get_topology(topology)
     present = spec.nodes
-    graph = StateGraph(RunState, context_schema=Deps,
+    # With default Deps the caller passes none: a server would build the schema from {}.
+    graph = StateGraph(RunState, context_schema=None if default_context else Deps,
                        input_schema=PlainInput if plain_input else RunInput,
                        output_schema=RunOutput if plain_input else None)
     for name in present:
