@@ -1,5 +1,5 @@
 """The command line: pipesmith run | resume | repair | validate | kb (cli_kb.py) | sandbox
-(cli_sandbox.py) | eval | topologies (cli_eval.py)."""
+(cli_sandbox.py) | eval | topologies (cli_eval.py) | chat (cli_chat.py) | serve (cli_serve.py)."""
 
 from __future__ import annotations
 
@@ -232,6 +232,10 @@ register_eval(app)
 from pipesmith.cli_chat import register as register_chat  # noqa: E402  (chat)
 
 register_chat(app)
+
+from pipesmith.cli_serve import register as register_serve  # noqa: E402  (serve)
+
+register_serve(app)
 
 if __name__ == "__main__":
     sys.exit(app())

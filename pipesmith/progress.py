@@ -69,6 +69,19 @@ def _update_dict(result: Any) -> dict[str, Any]:
     return dict(result or [])
 
 
+def event_line(event: dict[str, Any]) -> tuple[str, str] | None:
+    """(node, what it did) for a finished task event; None for a start or a silent step."""
+    name = event.get("name", "")
+    if "result" not in event and "error" not in event:
+        return None
+    if event.get("error"):
+        return name, f"failed: {event['error']}"
+    line = describe(name, _update_dict(event.get("result")))
+    if not line and name in SILENT_WHEN_EMPTY:
+        return None
+    return name, line
+
+
 class Progress:
     """Consumes LangGraph "tasks" stream events and shows them with rich."""
 
