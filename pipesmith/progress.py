@@ -20,7 +20,9 @@ def describe(node: str, update: dict[str, Any]) -> str:
     if node == "retrieve":
         return f"{len(update.get('past_runs') or [])} similar past runs"
     if node == "plan":
-        return "candidates: " + ", ".join(c.name for c in update["plan"].candidates)
+        fallback = [n for n in update["plan"].notes if n.startswith("offline plan:")]
+        said = f" ({fallback[0]})" if fallback else ""  # the model's plan was not used
+        return "candidates: " + ", ".join(c.name for c in update["plan"].candidates) + said
     if node in ("draft", "repair", "ensemble") and current is not None:
         parent = f" (repairs {current.parent}: {current.repair_action})" if current.parent else ""
         fault = f" [injected fault: {current.injected_fault}]" if current.injected_fault else ""

@@ -165,6 +165,8 @@ def markdown(report: Report) -> str:
         f"- data: {report.profile.summary(report.task_type)}",
         f"- {report.metric}: **{_fmt(report.score)}** "
         f"(dummy baseline {_fmt(report.baseline_score)}), final: {report.final_candidate}",
+        *[f"- **plan: the offline planner's** — {note.removeprefix('offline plan: ')}"
+          for note in report.plan.notes if note.startswith("offline plan:")],
         f"- repair rounds used: {report.rounds_used}; first draft succeeded: "
         f"{report.first_pass_success}; reliability score {report.reliability.score:.3f}",
         f"- time: {report.elapsed_s:.1f}s of {report.budget_s:.0f}s budget, "
