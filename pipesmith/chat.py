@@ -56,6 +56,22 @@ class ChatContext:
     on_event: Callable[[dict], None] | None = None  # progress of a run (graph task events)
     deps: Callable[[Settings], Any] | None = None  # Deps for runs; default_deps by default
 
+    def llm(self):
+        """The runs' LLM session in LLM mode (the chat reads and answers with it), else None."""
+        if self.settings.llm == "offline" or self.deps is None:
+            return None
+        return self.deps(self.settings).llm
+
+
+def read(text: str, columns: list[str], ctx: ChatContext):
+    """The request's fields: by the model in LLM mode, else by the rules."""
+    session = ctx.llm()
+    if session is None:
+        return parse_request(text, columns)
+    from pipesmith.task_text_llm import read_request
+
+    return read_request(session, text, columns)
+
 
 def format_plan(plan: dict) -> str:
     lines = [f"Plan for {plan['dataset']}: {plan['task_type']}"
@@ -137,15 +153,16 @@ def on_request(text: str, state: ChatState, ctx: ChatContext) -> tuple[str, dict
         columns = _columns(pending["data_path"])
         named = find_columns(text, columns)
         if not named and state.get("runs"):  # not an answer: a question about the last run
-            return on_question(text, state), {"pending": None}
+            return on_question(text, state, ctx), {"pending": None}
         if len(named) != 1:
             return (f"Which column should I predict? The columns are: {', '.join(columns)}.",
                     {})
         return start({**pending, "target": named[0]}, pending["text"], ctx)
     if asked.dataset is not None:
+        asked = read(text, [], ctx)
         return start({**asked.model_dump(), "target": None}, text, ctx)
     columns = _columns(asked.data_path)  # InputError: unknown or unreadable file
-    asked = parse_request(text, columns)
+    asked = read(text, columns, ctx)
     request = {**asked.model_dump(), "text": text}
     if asked.target is None and asked.task_type != "clustering":
         return (f"Which column of {asked.data_path} should I predict? The columns are: "
@@ -170,15 +187,23 @@ def on_plan(text: str, state: ChatState, ctx: ChatContext) -> tuple[str, dict]:
     return _after(_advance(run_dir, Command(resume={"edits": edits}), ctx), run_dir)
 
 
-def on_question(text: str, state: ChatState) -> str:
+def on_question(text: str, state: ChatState, ctx: ChatContext | None = None) -> str:
+    """Rules over the last run's report first (they quote its figures exactly); in LLM mode
+    the model answers what they do not cover, from report.md."""
     from pipesmith.chat_answers import HELP, answer
-    from pipesmith.report import load_report
+    from pipesmith.report import load_report, markdown
 
     runs = state.get("runs") or []
     if not runs:
         return NO_RUN
     report = load_report(Path(runs[-1]) / "report.json")
-    return answer(report, text) or HELP
+    ruled = answer(report, text)
+    session = ctx.llm() if ctx is not None and ruled is None else None
+    if session is not None:
+        from pipesmith.task_text_llm import answer_question
+
+        ruled = answer_question(session, markdown(report), text)
+    return ruled or HELP
 
 
 def turn(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
@@ -187,7 +212,7 @@ def turn(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
         if state.get("active"):
             reply, update = on_plan(text, state, ctx)
         else:
-            reply, update = on_request(text, state, ctx) or (on_question(text, state), {})
+            reply, update = on_request(text, state, ctx) or (on_question(text, state, ctx), {})
     except InputError as exc:
         reply, update = f"Sorry, {exc}.", {}
     return {"messages": [{"role": "user", "text": text}, {"role": "assistant", "text": reply}],

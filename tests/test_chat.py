@@ -133,3 +133,34 @@ def test_run_takes_the_task_in_words(tmp_path, customers):
     report = json.loads((out / "report.json").read_text())
     assert report["target"] == "churn" and report["task_text"].startswith("predict churn")
     assert "seats" not in [c["name"] for c in report["profile"]["columns"]]
+
+
+@pytest.mark.slow
+def test_in_llm_mode_the_model_reads_the_request_and_answers_what_rules_do_not(
+        tmp_path, customers):
+    from pipesmith.chat import Conversation
+    from tests.openai_standin import Reply, StandIn
+    from tests.test_llm import PLAN, REPAIRED, settings_for
+
+    reading = json.dumps({"data_path": str(customers), "target": "churn", "task_type": None,
+                          "metric": None, "budget_s": 60, "drop_columns": ["seats", "nope"],
+                          "families": []})
+    script = [Reply(reading, expect="Columns of the named data file"), Reply(PLAN),
+              Reply(REPAIRED), Reply("It beat the dummy baseline; fine for a first try.",
+                                     expect="good enough for production")]
+    with StandIn(script, api_key="test-key") as server:
+        chat = Conversation(settings_for(tmp_path, server.base_url))
+        try:
+            plan = chat.say(f"here is {customers}: who is going to leave us?")
+            assert "monthly_charges" in server.requests[0]["messages"][-1]["content"]
+            assert plan.startswith(f"Plan for {customers}: classification of churn")
+            assert "Dropped columns: seats." in plan  # "nope" is not a column: left out
+            done = chat.say("go")
+            assert done.startswith("Done (succeeded)"), done
+            said = chat.say("is this model good enough for production?")
+        finally:
+            chat.close()
+    report = json.loads(next((tmp_path / "runs").glob("*/report.json")).read_text())
+    assert said == "It beat the dummy baseline; fine for a first try."
+    assert f"{report['score']:.4f}" in server.requests[-1]["messages"][-1]["content"]
+    assert server.mismatches == []
