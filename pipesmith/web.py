@@ -149,8 +149,9 @@ def create_app(settings: Settings, deps=None):
     @app.get("/files/{run_id}/{path:path}")
     def files(run_id: str, path: str):
         root = settings.runs_dir.resolve()
-        wanted = (root / run_id / path).resolve()
-        if not wanted.is_relative_to(root / run_id) or not wanted.is_file():
+        run = (root / run_id).resolve()
+        wanted = (run / path).resolve()
+        if run.parent != root or not wanted.is_relative_to(run) or not wanted.is_file():
             raise HTTPException(404, "no such file")
         text = wanted.suffix in (".md", ".py", ".json", ".csv", ".txt", ".log")
         return FileResponse(wanted, media_type="text/plain; charset=utf-8" if text else None)

@@ -116,3 +116,37 @@ def test_request_approve_result_and_follow_up_in_the_browser(server, browser, tm
     browser.save_screenshot(str(shot))
     sys.stderr.write(f"screenshot: {shot}\n")
     assert shot.stat().st_size > 0
+
+
+def test_serve_with_a_target_needs_the_prediction_service(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "pipesmith.cli", "serve", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    try:
+        import pipesmith.serving  # noqa: F401  (issue #18: then TARGET is served instead)
+        pytest.skip("pipesmith.serving is installed")
+    except ImportError:
+        pass
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: prediction serving is not available in this version of pipesmith "
+        "(pipesmith serve without TARGET serves the chat page)"]
+
+
+def test_the_page_api_serves_threads_and_no_file_outside_a_run(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from pipesmith.settings import Settings
+    from pipesmith.web import create_app
+
+    (tmp_path / "secret.txt").write_text("no")
+    (tmp_path / "runs" / "r1").mkdir(parents=True)
+    (tmp_path / "runs" / "r1" / "report.md").write_text("# a report")
+    app = create_app(Settings(runs_dir=tmp_path / "runs", use_kb=False))
+    with TestClient(app) as client:
+        thread = client.post("/api/threads").json()["thread_id"]
+        assert client.get(f"/api/threads/{thread}").json()["messages"] == []
+        assert client.get("/files/r1/report.md").text == "# a report"
+        for sneaky in ("/files/r1/..%2F..%2Fsecret.txt", "/files/%2E%2E/secret.txt",
+                       "/files/r1/%2E%2E/%2E%2E/secret.txt"):
+            assert client.get(sneaky).status_code == 404, sneaky
+        assert client.get("/").text.startswith("<!doctype html>")
