@@ -25,6 +25,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 from typing_extensions import TypedDict
 
+from pipesmith.api import LLMRunError
 from pipesmith.errors import InputError
 from pipesmith.settings import Settings
 from pipesmith.task_text import (
@@ -175,6 +176,7 @@ def on_plan(text: str, state: ChatState, ctx: ChatContext) -> tuple[str, dict]:
     if is_approval(text):
         return _after(_advance(run_dir, Command(resume={"approve": True}), ctx), run_dir)
     if is_rejection(text):
+        discard(Path(run_dir))
         return ("Cancelled; nothing ran. " + NO_RUN, {"active": None, "plan": None})
     import pandas as pd
 
@@ -185,6 +187,14 @@ def on_plan(text: str, state: ChatState, ctx: ChatContext) -> tuple[str, dict]:
                 "e.g. \"make the budget 30 seconds\", \"drop column X\".", {})
     edits = edit.model_dump(exclude_defaults=True)
     return _after(_advance(run_dir, Command(resume={"edits": edits}), ctx), run_dir)
+
+
+def discard(run_dir: Path) -> None:
+    """Remove a run that never ran (cancelled at its plan): nothing half-written stays."""
+    import shutil
+
+    if not (run_dir / "attempts").exists() and not (run_dir / "report.json").exists():
+        shutil.rmtree(run_dir, ignore_errors=True)
 
 
 def on_question(text: str, state: ChatState, ctx: ChatContext | None = None) -> str:
@@ -215,6 +225,10 @@ def turn(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
             reply, update = on_request(text, state, ctx) or (on_question(text, state, ctx), {})
     except InputError as exc:
         reply, update = f"Sorry, {exc}.", {}
+    except LLMRunError as exc:  # checkpointed: `pipesmith resume` continues it
+        reply = (f"The model call failed ({exc}); the run is checkpointed, continue it with: "
+                 f"pipesmith resume {exc.run_dir}")
+        update = {"active": None, "plan": None}
     return {"messages": [{"role": "user", "text": text}, {"role": "assistant", "text": reply}],
             **update}
 

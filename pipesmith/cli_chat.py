@@ -44,6 +44,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Talk to pipesmith: name your data and what to predict, approve or edit the plan,
         watch the run, then ask about the result."""
+        from pipesmith.api import RunInterrupted
         from pipesmith.chat import QUIT_WORDS, Conversation
         from pipesmith.cli_llm import llm_overrides
         from pipesmith.progress import Progress
@@ -84,6 +85,10 @@ def register(app: typer.Typer) -> None:
                 progress = Progress(plan.get("budget_s") or settings.budget_s, err)
                 try:
                     reply = conversation.say(text, on_event=progress)
+                except RunInterrupted as exc:
+                    err.print(f"interrupted; continue the run with: pipesmith resume "
+                              f"{exc.run_dir}", highlight=False, soft_wrap=True)
+                    raise typer.Exit(130) from None
                 finally:
                     progress.close()
                 out.print(f"pipesmith> {reply}", markup=False)

@@ -96,6 +96,9 @@ def test_bad_input_in_the_chat_is_one_sentence_and_nothing_is_written(tmp_path, 
         f"predict churn from {tmp_path}/broken.parquet",
         f"predict something from {customers}",
         "the weather",
+        "churn",  # the answer: the plan is shown ...
+        "use rmse",  # ... an edit that cannot apply leaves it as it was ...
+        "cancel",  # ... and cancelling removes the run that never ran
         "what score did the best model get?",
     ])
     (tmp_path / "broken.parquet").write_bytes(b"\x00\x01 not a table")
@@ -107,7 +110,11 @@ def test_bad_input_in_the_chat_is_one_sentence_and_nothing_is_written(tmp_path, 
     assert said[2].startswith(f"Which column of {customers} should I predict?")
     assert "churn" in said[2]
     assert said[3].startswith("Which column should I predict?")
-    assert len(said) == 5 and "Traceback" not in done.stderr
+    assert said[4].startswith(f"Plan for {customers}: classification of churn")
+    assert "Not changed: metric 'rmse' is for regression, not classification" in said[5]
+    assert said[6].startswith("Cancelled; nothing ran.")
+    assert said[7].startswith("Tell me what to predict")
+    assert len(said) == 8 and "Traceback" not in done.stderr
     assert [p.name for p in runs.iterdir()] == ["chat.sqlite"]  # no run directory
 
 
