@@ -57,8 +57,9 @@ def drive(port: int, work: Path) -> dict:
     log = (work / "langgraph-dev.log").open("w")
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "langgraph"), "dev", "--no-browser", "--no-reload",
-         "--host", "127.0.0.1", "--port", str(port), "--allow-blocking"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+         "--host", "127.0.0.1", "--port", str(port), "--allow-blocking",
+         "--config", str(ROOT / "langgraph.json")],
+        cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)  # its state files go to work
     out: dict = {}
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
