@@ -49,8 +49,10 @@ def approve(state: RunState, runtime: Runtime[Deps]) -> Command:
         return Command(goto="draft")
     answer = interrupt(plan_summary(state))
     if isinstance(answer, dict) and answer.get("edits"):
+        settings = runtime.context.settings if runtime.context is not None else None
         try:
-            inputs, goto = apply_edits(state["inputs"], answer["edits"])
+            inputs, goto = apply_edits(state["inputs"], answer["edits"],
+                                       settings.cv_folds if settings else None)
         except InputError as exc:
             return Command(update={"approval_note": str(exc)}, goto="approve")
         return Command(update={"inputs": inputs, "approval_note": None}, goto=goto)
@@ -61,13 +63,17 @@ def approve(state: RunState, runtime: Runtime[Deps]) -> Command:
                    goto="approve")
 
 
-def apply_edits(inputs: RunInputs, edits: dict[str, Any]) -> tuple[RunInputs, str]:
+def apply_edits(inputs: RunInputs, edits: dict[str, Any], requested_folds: int | None = None
+                ) -> tuple[RunInputs, str]:
     """The edited inputs and where the graph goes next; InputError for an edit that cannot
-    apply (a metric of another task, a column the table does not have)."""
+    apply (a metric of another task, a column the table does not have). Dropped columns
+    leave every table of the run (the whole table, the development and the test part) and
+    its feature schema; the folds are chosen again for a new target, task or budget."""
     from pipesmith.datasets import check_metric, infer_metric
+    from pipesmith.model_io import write_schema
+    from pipesmith.referee import choose_folds
 
-    data_path = Path(inputs.data_path)
-    frame = pd.read_parquet(data_path)
+    frame = pd.read_parquet(inputs.data_path)  # the development part
     update: dict[str, Any] = {}
     goto = "approve"
     drops = [c for c in edits.get("drop_columns") or [] if c != inputs.target]
@@ -85,6 +91,9 @@ def apply_edits(inputs: RunInputs, edits: dict[str, Any]) -> tuple[RunInputs, st
         raise InputError(f"a {task} needs a column to predict; say which")
     if task == "regression" and not pd.api.types.is_numeric_dtype(frame[target]):
         raise InputError(f"{target!r} is not numeric, so it cannot be a regression")
+    if task == "classification" and frame[target].nunique() > max(20, len(frame) // 5):
+        raise InputError(f"{target!r} has {frame[target].nunique()} distinct values; "
+                         "that is a regression, not a classification")
     if (task, target) != (inputs.task_type, inputs.target):
         update |= {"task_type": task, "target": target}
         goto = "profile"
@@ -96,15 +105,24 @@ def apply_edits(inputs: RunInputs, edits: dict[str, Any]) -> tuple[RunInputs, st
     except InputError as exc:
         raise InputError(f"{exc}; the plan is unchanged") from None
     update["metric"] = metric
+    budget = inputs.budget_s
     if edits.get("budget_s") is not None:
         if float(edits["budget_s"]) <= 0:
             raise InputError("the budget must be a positive number of seconds")
-        update["budget_s"] = float(edits["budget_s"])
+        budget = update["budget_s"] = float(edits["budget_s"])
     if edits.get("families"):
         update["families"] = list(edits["families"])
         goto = "plan" if goto == "approve" else goto
+    min_class = int(frame[target].value_counts().min()) if task == "classification" else None
+    update["cv_folds"] = choose_folds(len(frame), budget, requested_folds or inputs.cv_folds,
+                                      min_class)
+    out = Path(inputs.out_dir)
     if drops:
-        frame.drop(columns=drops).to_parquet(data_path, index=False)
+        for table in (out / "data.parquet", Path(inputs.data_path), Path(inputs.test_path)):
+            if table.is_file():
+                pd.read_parquet(table).drop(columns=drops).to_parquet(table, index=False)
         update["dropped_columns"] = [*inputs.dropped_columns, *drops]
         goto = "profile"
+    if drops or "target" in update:
+        write_schema(out, pd.read_parquet(out / "data.parquet"), target, task)
     return inputs.model_copy(update=update), goto
