@@ -100,9 +100,11 @@ def format_result(report) -> str:
                 "with a larger budget.")
     score = "-" if report.score is None else f"{report.score:.4f}"
     base = "-" if report.baseline_score is None else f"{report.baseline_score:.4f}"
-    return (f"Done ({report.status}): {report.metric} {score} vs dummy baseline {base}, "
-            f"final model {report.final_candidate}. Report: {report.out_dir}/report.md. "
-            "Ask me about it, e.g. \"compare the candidates\".")
+    test = "" if report.test_score is None else (
+        f"; on the untouched test part {report.test_score:.4f}")
+    return (f"Done ({report.status}): {report.metric} {score} in cross-validation vs dummy "
+            f"baseline {base}{test}, final model {report.final_candidate}. Report: "
+            f"{report.out_dir}/report.md. Ask me about it, e.g. \"compare the candidates\".")
 
 
 def _columns(path: str) -> list[str]:

@@ -20,8 +20,16 @@ def best_score(report: Report, match: re.Match) -> str:
     if report.score is None:
         return f"No candidate succeeded, so there is no score (status {report.status})."
     return (f"The best model, {report.final_candidate} ({report.final_attempt}), scored "
-            f"{report.metric} {_fmt(report.score)} against the dummy baseline's "
-            f"{_fmt(report.baseline_score)}.")
+            f"{report.metric} {_fmt(report.score)} in cross-validation on the development part "
+            f"against the dummy baseline's {_fmt(report.baseline_score)}" + test_part(report))
+
+
+def test_part(report: Report) -> str:
+    """The refit pipeline's score on the untouched test part, when there is one."""
+    if report.test_score is None:
+        return "."
+    return (f"; refit on all development rows, it scored {_fmt(report.test_score)} on the "
+            f"untouched test part (dummy baseline {_fmt(report.test_baseline_score)}).")
 
 
 def winner(report: Report, match: re.Match) -> str:

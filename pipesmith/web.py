@@ -57,6 +57,8 @@ def thread_view(conversation, settings: Settings) -> dict:
         run_id = Path(runs[-1]).name
         last = {"run_id": run_id, "status": report.status, "metric": report.metric,
                 "score": report.score, "baseline_score": report.baseline_score,
+                "test_score": report.test_score,
+                "test_baseline_score": report.test_baseline_score,
                 "final_candidate": report.final_candidate, "final_attempt": report.final_attempt,
                 "attempts": [{"id": a.id, "candidate": a.candidate, "status": a.status,
                               "score": a.score, "wall_s": a.wall_s} for a in report.attempts],

@@ -106,6 +106,7 @@ def test_request_approve_result_and_follow_up_in_the_browser(server, browser, tm
     assert done.startswith(f"Done ({report['status']})")
     assert report["budget_s"] == 45
     assert browser.find_element(By.ID, "score").text == f"{report['score']:.4f}"
+    assert browser.find_element(By.ID, "test-score").text == f"{report['test_score']:.4f}"
     assert "execute" in browser.find_element(By.ID, "progress").text  # live progress lines
     links = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "#files a")]
     assert any(link.endswith("/report.md") for link in links)
