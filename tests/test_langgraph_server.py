@@ -52,6 +52,7 @@ def test_langgraph_dev_runs_the_graph_and_its_plan_approval(tmp_path):
     got = json.loads(done.stdout.strip().splitlines()[-1])
     plain = got["plain"]["outcome"]  # a plain input runs to the end without stopping
     assert plain["status"] == "succeeded" and plain["score"] > plain["baseline_score"]
+    assert plain["test_score"] > plain["test_baseline_score"]  # the referee's test part
     assert Path(plain["report_path"]).is_file()
     assert got["plain"]["report_path"] == plain["report_path"]
     [first], [edited] = got["first_plan"], got["edited_plan"]  # stopped at the plan, twice
