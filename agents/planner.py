@@ -60,7 +60,7 @@ def family_warm_params(past_runs: list[PastRun]) -> dict[str, tuple[dict, str]]:
 class Planner:
     def plan(self, inputs: RunInputs, profile: DataProfile, past_runs: list[PastRun]) -> Plan:
         backends = planned_backends(inputs.backend, profile.n_rows)
-        families = families_for(inputs.task_type, profile.n_rows, backends)
+        families = allowed(families_for(inputs.task_type, profile.n_rows, backends), inputs)
         evidence = family_evidence(past_runs)
         priority = family_priority(past_runs)
         warm = family_warm_params(past_runs)
@@ -95,6 +95,12 @@ class Planner:
                     name=f"{f.name}_k{k}", family=f.name, params={**f.params, key[f.name]: k},
                     scale=f.scale, encoding=f.encoding, rationale=f"{k} clusters"))
         return specs[:limit]
+
+
+def allowed(families: list, inputs: RunInputs) -> list:
+    """The families the person allowed ("only tree models"); all when none allowed fits."""
+    chosen = [f for f in families if f.name in inputs.families]
+    return chosen if chosen else families
 
 
 def _with_one_of(families, backend: str, limit: int):

@@ -52,6 +52,8 @@ class RunInputs(Frozen):
     llm_model: str | None = None  # LLM mode: the model, and the budgets routing checks
     max_tokens_total: int | None = None
     max_cost: float | None = None
+    families: list[str] = Field(default_factory=list)  # plan only these (a person's edit)
+    dropped_columns: list[str] = Field(default_factory=list)  # removed at the person's request
 
 
 class ColumnProfile(Frozen):

@@ -6,10 +6,12 @@ import time
 from collections.abc import Callable
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import Command
 
 from pipesmith.graph import nodes, routing
+from pipesmith.graph.approval import approve
 from pipesmith.graph.context import Deps
-from pipesmith.graph.state import RunInput, RunState
+from pipesmith.graph.state import PlainInput, RunInput, RunOutput, RunState
 from pipesmith.graph.topologies import Topology, get_topology
 
 NODES: dict[str, Callable] = {
@@ -27,13 +29,20 @@ NODES: dict[str, Callable] = {
 }
 
 
-def timed(name: str, node: Callable) -> Callable:
-    """Add the node's own wall time to the state's timings."""
+def timed(name: str, node: Callable, default_context: Callable[[], Deps] | None = None
+          ) -> Callable:
+    """Add the node's own wall time to the state's timings. default_context: the Deps to
+    use when the caller gave none (LangGraph server / Studio)."""
 
     def run(state, runtime):
+        if default_context is not None and not isinstance(runtime.context, Deps):
+            runtime = runtime.override(context=default_context())
         started = time.perf_counter()
         update = node(state, runtime)
-        return {**update, "timings": {name: time.perf_counter() - started}}
+        timing = {"timings": {name: time.perf_counter() - started}}
+        if isinstance(update, Command):  # a node that routes itself (approve)
+            return Command(update={**(update.update or {}), **timing}, goto=update.goto)
+        return {**update, **timing}
 
     run.__name__ = name
     return run
@@ -60,18 +69,39 @@ def bound(route: Callable, topology: Topology) -> Callable:
     return next_node
 
 
-def build_graph(topology: str = "full", checkpointer=None):
+def build_graph(topology: str = "full", checkpointer=None, *, approval: bool = False,
+                default_context: Callable[[], Deps] | None = None, plain_input: bool = False):
     """The compiled graph. Invoke it with {"inputs": RunInputs} and context=Deps(...).
 
     The topology (graph/topologies.py) says which nodes exist; the static edges follow
-    the flow through the nodes present, the routed ones may lead only to nodes present."""
+    the flow through the nodes present, the routed ones may lead only to nodes present.
+    approval: an `approve` node after `plan` that, when the input says approve_plan, stops
+    for the person's approval or edits (graph/approval.py). plain_input: a `setup` node
+    first that turns {"dataset": ...} or {"data_path": ..., "target": ...} into RunInputs
+    (graph/setup.py). default_context: Deps for callers that pass none."""
     spec = get_topology(topology)
     present = spec.nodes
-    graph = StateGraph(RunState, context_schema=Deps, input_schema=RunInput)
+    # With default Deps the caller passes none: a server would build the schema from {}.
+    graph = StateGraph(RunState, context_schema=None if default_context else Deps,
+                       input_schema=PlainInput if plain_input else RunInput,
+                       output_schema=RunOutput if plain_input else None)
     for name in present:
-        graph.add_node(name, timed(name, NODES[name]))
+        graph.add_node(name, timed(name, NODES[name], default_context))
     chain = [n for n in ("profile", "retrieve", "plan", "draft") if n in present]
-    for a, b in zip([START, *chain], [*chain, spec.checked], strict=True):
+    if approval:
+        graph.add_node("approve", timed("approve", approve, default_context),
+                       destinations=("draft", "plan", "profile", "approve"))
+        chain.remove("draft")  # approve routes on to draft (or back to profile / plan)
+        graph.add_edge("draft", spec.checked)
+    first = START
+    if plain_input:
+        from pipesmith.graph.setup import setup
+
+        graph.add_node("setup", timed("setup", setup, default_context), input_schema=PlainInput)
+        graph.add_edge(START, "setup")
+        first = "setup"
+    for a, b in zip([first, *chain], [*chain, "approve" if approval else spec.checked],
+                    strict=True):
         graph.add_edge(a, b)
     for name, (route, targets) in ROUTES.items():
         if name in present:
@@ -86,5 +116,16 @@ def build_graph(topology: str = "full", checkpointer=None):
 
 
 def make_graph(config=None):
-    """Factory for langgraph.json (LangGraph Studio / server supply their own checkpointer)."""
-    return build_graph()
+    """Factory for langgraph.json (LangGraph Studio / server supply their own checkpointer):
+    the full graph with plain input, plan approval on request, and default Deps built from
+    the settings (PIPESMITH_* environment) on first use."""
+    from functools import cache
+
+    @cache
+    def defaults() -> Deps:
+        from pipesmith.api import default_deps
+        from pipesmith.settings import Settings
+
+        return default_deps(Settings())
+
+    return build_graph("full", approval=True, default_context=defaults, plain_input=True)

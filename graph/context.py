@@ -15,6 +15,7 @@ from pipesmith.knowledge_base.store import KnowledgeBase
 
 if TYPE_CHECKING:
     from pipesmith.agents.llm.session import LLMSession
+    from pipesmith.settings import Settings
 
 
 @dataclass
@@ -28,3 +29,4 @@ class Deps:
     kb: KnowledgeBase | None
     topology: str = "full"
     llm: LLMSession | None = None  # LLM mode: the ledger each node drains into the state
+    settings: Settings | None = None  # what the setup node resolves plain input with

@@ -91,14 +91,36 @@ def plan(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 
 def draft(state: RunState, runtime: Runtime[Deps]) -> dict:
+    """Draft the next planned candidate; a draft whose code repeats an earlier draft's is
+    dropped (said in the events) and the next planned one is drafted instead."""
     index = state.get("next_index", 0)
-    spec = state["plan"].candidates[index]
+    planned = state["plan"].candidates
     coder = runtime.context.coder
     # Coders that declare an `examples` parameter get the code of similar past runs.
     extra = {"examples": state.get("examples") or []} if accepts(coder.draft, "examples") else {}
-    candidate = coder.draft(next_candidate_id(state), spec, state["profile"], state["inputs"],
-                            **extra)
-    return _new(state, candidate, next_index=index + 1, **llm_spent(runtime))
+    seen = {_normal(c.code): c.id for c in (state.get("candidates") or {}).values()
+            if c.phase == "draft"}
+    dropped: list[dict] = []
+    candidate = None
+    while index < len(planned):
+        candidate = coder.draft(next_candidate_id(state), planned[index], state["profile"],
+                                state["inputs"], **extra)
+        index += 1
+        if candidate is None or _normal(candidate.code) not in seen:
+            break
+        dropped.append({"node": "draft", "kind": "duplicate", "detail":
+                        f"{candidate.name}: the same code as {seen[_normal(candidate.code)]}; "
+                        "dropped"})
+        log.info("draft.duplicate_dropped", candidate=candidate.name)
+        candidate = None  # every remaining plan entry may repeat earlier code
+    spent = llm_spent(runtime)
+    if dropped:
+        spent = {**spent, "llm_events": [*(spent.get("llm_events") or []), *dropped]}
+    return _new(state, candidate, next_index=index, **spent)
+
+
+def _normal(code: str) -> str:
+    return "\n".join(line.rstrip() for line in code.strip().splitlines() if line.strip())
 
 
 def accepts(function, parameter: str) -> bool:
@@ -275,7 +297,21 @@ def report(state: RunState, runtime: Runtime[Deps]) -> dict:
     path = write_report({**state, "ensemble": outcome, "refit": refitted},
                         runtime.context.topology,
                         llm=session.describe() if session is not None else None)
-    return {"ensemble": outcome, "refit": refitted, "report_path": str(path)}
+    return {"ensemble": outcome, "refit": refitted, "report_path": str(path),
+            "outcome": outcome_of(path)}
+
+
+def outcome_of(report_path: Path) -> dict:
+    """The run's outcome for the final state (what LangGraph server callers read): the CV
+    score on the development part and the refit pipeline's score on the test part."""
+    from pipesmith.report import load_report
+
+    r = load_report(report_path)
+    return {"status": r.status, "metric": r.metric, "score": r.score,
+            "baseline_score": r.baseline_score, "test_score": r.test_score,
+            "test_baseline_score": r.test_baseline_score,
+            "final_candidate": r.final_candidate, "report_path": str(report_path),
+            "out_dir": r.out_dir}
 
 
 def refit(state: RunState, runtime: Runtime[Deps], final: Attempt | None) -> RefitOutcome:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, TypedDict
+from typing import Annotated, Any, NotRequired
+
+from typing_extensions import TypedDict  # pydantic builds these on 3.11
 
 from pipesmith.agents.llm.ledger import add_usage
 from pipesmith.agents.schemas import (
@@ -34,13 +36,44 @@ def add_times(old: dict | None, new: dict | None) -> dict:
 
 
 class RunInput(TypedDict):
-    """The graph's narrow input: what to do."""
+    """The graph's narrow input: what to do; with approve_plan, stop for the person's
+    approval of the plan (an interrupt) before anything runs."""
 
     inputs: RunInputs
+    approve_plan: NotRequired[bool]
+
+
+class PlainInput(TypedDict, total=False):
+    """The input LangGraph server / Studio takes (langgraph.json's graph): a bundled dataset
+    or a data file with its target; the setup node turns it into RunInputs."""
+
+    dataset: str
+    data_path: str
+    target: str
+    task: str
+    metric: str
+    budget_s: float
+    seed: int
+    task_text: str
+    approve_plan: bool
+    inputs: RunInputs
+
+
+class RunOutput(TypedDict, total=False):
+    """What a finished run hands back: its outcome (status, scores), report and plan."""
+
+    outcome: dict[str, Any]
+    report_path: str | None
+    plan: Plan
+    approval_note: str | None
 
 
 class RunState(TypedDict, total=False):
     inputs: RunInputs
+    approve_plan: bool  # stop at the plan for approval (the chat sets it)
+    approval_note: str | None  # why the last edit was not applied, shown with the plan
+    approved: bool  # the person approved the plan
+    outcome: dict[str, Any]  # status, scores, final candidate: set by the report node
     profile: DataProfile
     past_runs: list[PastRun]
     examples: list[CodeExample]  # code of similar successful past runs, for the coder

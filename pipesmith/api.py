@@ -105,7 +105,8 @@ def default_deps(settings: Settings, sandbox=None, kb=None, http_client=None):
         planner, coder, diagnostician = session.agents(planner, coder, diagnostician)
     return Deps(planner=planner, coder=coder, prevalidator=Prevalidator(),
                 executor=Executor(sandbox), diagnostician=diagnostician,
-                ensembler=Ensembler(), kb=kb, topology=settings.topology, llm=session)
+                ensembler=Ensembler(), kb=kb, topology=settings.topology, llm=session,
+                settings=settings)
 
 
 def _load(dataset: str | None, data: str | Path | None, target: str | None) -> Table:
@@ -213,6 +214,40 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
         llm: str | None = None, task_text: str | None = None, settings: Settings | None = None,
         deps=None, on_event: Event | None = None) -> Report:
     """Run the whole graph on a dataset; bad input raises InputError before anything is written."""
+    out, inputs, settings = start_run(
+        dataset=dataset, data=data, target=target, task=task, metric=metric,
+        budget_s=budget_s, seed=seed, out=out, llm=llm, task_text=task_text, settings=settings)
+    return _drive(out, {"inputs": inputs}, settings, deps, on_event)
+
+
+def _from_words(table: Table, task_text: str | None, task, metric, budget_s, drops, families):
+    """A data file without --target: what the task in words asks for (explicit options
+    win); InputError naming the columns when the words do not say what to predict."""
+    from pipesmith.task_text import parse_request
+
+    columns = list(table.frame.columns)
+    named = ", ".join(map(str, columns[:20])) + (" ..." if len(columns) > 20 else "")
+    if not task_text:
+        raise InputError("--data needs --target COLUMN, a task in words (e.g. \"predict "
+                         f"{columns[-1]}\") or --task clustering; columns: {named}")
+    asked = parse_request(task_text, columns)
+    task = task or asked.task_type
+    if task != "clustering" and asked.target is None:
+        raise InputError(f"cannot tell which column to predict from {task_text!r}; "
+                         f"name one of: {named}")
+    return (Table(table.frame, asked.target if task != "clustering" else None, table.source),
+            task, metric or asked.metric, budget_s if budget_s is not None else asked.budget_s,
+            drops or asked.drop_columns, families or asked.families)
+
+
+def start_run(*, dataset: str | None = None, data: str | Path | None = None,
+              target: str | None = None, task: str | None = None, metric: str | None = None,
+              budget_s: float | None = None, seed: int | None = None,
+              out: str | Path | None = None, llm: str | None = None,
+              task_text: str | None = None, drop_columns: list[str] | None = None,
+              families: list[str] | None = None, settings: Settings | None = None):
+    """Check the request and write the run directory (the prepared table and run.json):
+    (out, RunInputs, settings), ready for the graph. InputError before anything is written."""
     settings = settings or Settings()
     if not 0.0 <= settings.fault_rate <= 1.0:
         raise InputError("--fault-rate must be between 0 and 1")
@@ -225,6 +260,15 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
         llm_config(settings)  # bad model settings fail here, before anything is written
     check_backend(settings.backend)
     table = _load(dataset, data, target)
+    if data is not None and target is None and task != "clustering":
+        table, task, metric, budget_s, drop_columns, families = _from_words(
+            table, task_text, task, metric, budget_s, drop_columns, families)
+    if drop_columns:
+        missing = [c for c in drop_columns if c not in table.frame.columns]
+        if missing:
+            raise InputError(f"no column named {', '.join(missing)} to drop; columns: "
+                             + ", ".join(list(table.frame.columns)[:20]))
+        table = Table(table.frame.drop(columns=drop_columns), table.target, table.source)
     run_id = new_run_id(table.source)
     out = Path(out) if out is not None else settings.runs_dir / run_id
     if out.exists() and any(out.iterdir()):
@@ -232,6 +276,8 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
     inputs, tables = _resolve(table, task, metric, settings,
                               settings.budget_s if budget_s is None else budget_s,
                               settings.seed if seed is None else seed, out, run_id, task_text)
+    inputs = inputs.model_copy(update={"dropped_columns": list(drop_columns or []),
+                                       "families": list(families or [])})
     out.mkdir(parents=True, exist_ok=True)
     tables.write(out)
     write_schema(out, tables.frame, inputs.target, inputs.task_type)
@@ -240,7 +286,7 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
         "settings": json.loads(settings.model_dump_json()),
     }, indent=2))
     log.info("run.start", run_id=run_id, out=str(out))
-    return _drive(out, {"inputs": inputs}, settings, deps, on_event)
+    return out, inputs, settings
 
 
 def resume(run_dir: str | Path, *, deps=None, on_event: Event | None = None) -> Report:
@@ -254,21 +300,35 @@ def resume(run_dir: str | Path, *, deps=None, on_event: Event | None = None) -> 
 
 
 def _drive(out: Path, graph_input, settings: Settings, deps, on_event: Event | None) -> Report:
+    result = advance(out, graph_input, settings=settings, deps=deps, on_event=on_event)
+    if not isinstance(result, Report):
+        raise RuntimeError(f"the run is waiting for its plan to be approved: {out}")
+    return result
+
+
+def advance(out: Path, graph_input, *, settings: Settings | None = None, deps=None,
+            on_event: Event | None = None) -> Report | dict:
+    """Run the graph of the run in `out` until it ends (the Report) or stops for plan
+    approval (the plan, as the interrupt's payload: graph/approval.py).
+    graph_input: {"inputs": ..., "approve_plan": bool} to start, None to resume after an
+    interruption, or Command(resume=answer) to answer the plan."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     from pipesmith.graph.builder import build_graph
     from pipesmith.graph.serde import serializer
 
+    saved = json.loads((out / "run.json").read_text())
+    settings = settings or Settings(**saved["settings"])
     deps = deps or default_deps(settings)
-    run_id = json.loads((out / "run.json").read_text())["inputs"]["run_id"]
-    config = {"configurable": {"thread_id": run_id}}
+    config = {"configurable": {"thread_id": saved["inputs"]["run_id"]}}
     with closing(sqlite3.connect(out / "checkpoints.sqlite", check_same_thread=False)) as conn:
-        graph = build_graph(deps.topology, checkpointer=SqliteSaver(conn, serde=serializer()))
+        graph = build_graph(deps.topology, checkpointer=SqliteSaver(conn, serde=serializer()),
+                            approval=True)
         if graph_input is None and not graph.get_state(config).next:
             if (out / "report.json").exists():
                 return load_report(out / "report.json")
             raise InputError(f"{out} has no checkpoint to resume from")
-        if deps.llm is not None and graph_input is None:  # resumed: count what was spent
+        if deps.llm is not None and not isinstance(graph_input, dict):  # count what was spent
             deps.llm.ledger.prime(graph.get_state(config).values.get("llm_usage") or {})
         try:
             for part in graph.stream(graph_input, config, context=deps, stream_mode="tasks",
@@ -284,6 +344,9 @@ def _drive(out: Path, graph_input, settings: Settings, deps, on_event: Event | N
                 raise LLMRunError(out, str(exc)) from exc
             raise
         state = graph.get_state(config)
+    waiting = [i.value for task in state.tasks for i in task.interrupts]
+    if waiting:
+        return waiting[0]
     if state.next or not (out / "report.json").exists():
         raise RuntimeError(f"the run stopped before writing its report; resume it: {out}")
     return load_report(out / "report.json")

@@ -1,5 +1,6 @@
 """The command line: pipesmith run | resume | repair | validate | predict (cli_predict.py) |
-kb (cli_kb.py) | sandbox (cli_sandbox.py) | eval | topologies (cli_eval.py)."""
+kb (cli_kb.py) | sandbox (cli_sandbox.py) | eval | topologies (cli_eval.py) | chat
+(cli_chat.py) | serve (cli_serve.py)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,8 @@ def _with_progress(budget_s: float, quiet: bool, call, after=None) -> None:
 
 @app.command()
 def run(
+    words: Annotated[str | None, typer.Argument(metavar="[TASK]", help='The task in plain words, e.g. "predict churn" (with --data, instead of --target).', show_default=False)] = None,
+    task_text: Annotated[str | None, typer.Option(help="The task in plain words (the same as TASK).")] = None,
     dataset: Annotated[str | None, typer.Option(help="Bundled dataset: iris, wine, breast_cancer, digits, diabetes.")] = None,
     data: Annotated[Path | None, typer.Option(help="A CSV or Parquet file.")] = None,
     target: Annotated[str | None, typer.Option(help="Target column (with --data).")] = None,
@@ -139,7 +142,8 @@ def run(
         after = lambda report: log_run(report, mlflow_dir)  # noqa: E731
     _with_progress(budget or settings.budget_s, quiet, lambda progress: run_pipeline(
         dataset=dataset, data=data, target=target, task=task, metric=metric, budget_s=budget,
-        seed=seed, out=out, settings=settings, on_event=progress), after)
+        seed=seed, out=out, task_text=task_text or words, settings=settings,
+        on_event=progress), after)
 
 
 @app.command()
@@ -254,6 +258,10 @@ register_predict(app)
 register_eval(app)
 register_export(app)
 register_serve(app)
+
+from pipesmith.cli_chat import register as register_chat  # noqa: E402  (chat)
+
+register_chat(app)
 
 if __name__ == "__main__":
     sys.exit(app())

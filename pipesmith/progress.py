@@ -20,7 +20,9 @@ def describe(node: str, update: dict[str, Any]) -> str:
     if node == "retrieve":
         return f"{len(update.get('past_runs') or [])} similar past runs"
     if node == "plan":
-        return "candidates: " + ", ".join(c.name for c in update["plan"].candidates)
+        fallback = [n for n in update["plan"].notes if n.startswith("offline plan:")]
+        said = f" ({fallback[0]})" if fallback else ""  # the model's plan was not used
+        return "candidates: " + ", ".join(c.name for c in update["plan"].candidates) + said
     if node in ("draft", "repair", "ensemble") and current is not None:
         parent = f" (repairs {current.parent}: {current.repair_action})" if current.parent else ""
         fault = f" [injected fault: {current.injected_fault}]" if current.injected_fault else ""
@@ -55,13 +57,31 @@ def describe(node: str, update: dict[str, Any]) -> str:
         return f"written to {update.get('report_path')}{kept}"
     if node == "remember":
         return "run recorded in the knowledge base"
+    if node == "approve" and update.get("approved"):
+        return "plan approved"
     return ""
+
+
+SILENT_WHEN_EMPTY = ("approve", "setup")  # pass-through steps say nothing
 
 
 def _update_dict(result: Any) -> dict[str, Any]:
     if isinstance(result, dict):
         return result
     return dict(result or [])
+
+
+def event_line(event: dict[str, Any]) -> tuple[str, str] | None:
+    """(node, what it did) for a finished task event; None for a start or a silent step."""
+    name = event.get("name", "")
+    if "result" not in event and "error" not in event:
+        return None
+    if event.get("error"):
+        return name, f"failed: {event['error']}"
+    line = describe(name, _update_dict(event.get("result")))
+    if not line and name in SILENT_WHEN_EMPTY:
+        return None
+    return name, line
 
 
 class Progress:
@@ -86,6 +106,8 @@ class Progress:
                            soft_wrap=True)
             return
         line = describe(name, _update_dict(event.get("result")))
+        if not line and name in SILENT_WHEN_EMPTY:
+            return
         self.console.print(f"{self._clock()} [bold]{name:<11}[/] {line}", highlight=False,
                            soft_wrap=True)
 

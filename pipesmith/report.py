@@ -198,6 +198,8 @@ def markdown(report: Report) -> str:
         f"**{_fmt(report.test_score)}** (dummy baseline {_fmt(report.test_baseline_score)})"
         + ("" if report.refit is None or report.refit.status in ("ok", "skipped")
            else f" — refit {report.refit.status}: {report.refit.detail[:120]}"),
+        *[f"- **plan: the offline planner's** — {note.removeprefix('offline plan: ')}"
+          for note in report.plan.notes if note.startswith("offline plan:")],
         f"- repair rounds used: {report.rounds_used}; first draft succeeded: "
         f"{report.first_pass_success}; reliability score {report.reliability.score:.3f}",
         f"- time: {report.elapsed_s:.1f}s of {report.budget_s:.0f}s budget, "

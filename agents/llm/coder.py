@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from pipesmith.agents.coder import Coder
-from pipesmith.agents.families import get_family
+from pipesmith.agents.families import FAMILIES, get_family
 from pipesmith.agents.llm.conversation import ask, bullet_list, system, user
 from pipesmith.agents.llm.gateway import FormatError, Gateway, LLMError
 from pipesmith.agents.llm.ledger import BudgetExhausted, Ledger
@@ -51,6 +51,12 @@ class LLMCoder:
             return self.offline.draft(candidate_id, spec, profile, inputs)
         if made is None:
             return None
+        carried = family_in_code(made, inputs.task_type)
+        if carried is not None and carried != spec.family:  # the label follows the code
+            self.ledger.event("draft", "relabelled",
+                              f"{spec.name} was asked for {spec.family} but its code builds "
+                              f"{carried}")
+            spec = spec.model_copy(update={"name": carried, "family": carried})
         return Candidate(id=candidate_id, name=spec.name, phase="draft", code=made, spec=spec)
 
     def repair(self, candidate_id: str, request: RepairRequest, profile: DataProfile | None,
@@ -109,6 +115,21 @@ class LLMCoder:
                 raise
             self.ledger.event(node, "fallback", f"offline coder used: {exc}")
             return _OFFLINE
+
+
+def family_in_code(code: str, task_type: str) -> str | None:
+    """The model family whose estimator the code constructs first; None when it builds
+    none of the known ones."""
+    import re
+
+    first: tuple[int, str] | None = None
+    for family in FAMILIES:
+        if family.task_type != task_type:
+            continue
+        found = re.search(rf"\b{re.escape(family.cls)}\s*\(", code)
+        if found and (first is None or found.start() < first[0]):
+            first = (found.start(), family.name)
+    return first[1] if first else None
 
 
 _OFFLINE = object()  # sentinel: hand this step to the offline coder

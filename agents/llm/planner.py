@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 
+from pipesmith.agents.backends import planned_backends
 from pipesmith.agents.coder import identifier
 from pipesmith.agents.families import families_for
 from pipesmith.agents.llm.conversation import ask, bullet_list, system, user
 from pipesmith.agents.llm.gateway import FormatError, Gateway, LLMError
 from pipesmith.agents.llm.ledger import BudgetExhausted, Ledger
 from pipesmith.agents.llm.schemas import PlanProposal
-from pipesmith.agents.planner import Planner
+from pipesmith.agents.planner import Planner, allowed
 from pipesmith.agents.schemas import CandidateSpec, DataProfile, PastRun, Plan, RunInputs
 
 NODE = "plan"
@@ -34,7 +35,9 @@ class LLMPlanner:
             gateway, ledger, offline, fallback
 
     def plan(self, inputs: RunInputs, profile: DataProfile, past_runs: list[PastRun]) -> Plan:
-        families = {f.name: f for f in families_for(inputs.task_type, profile.n_rows)}
+        backends = planned_backends(inputs.backend, profile.n_rows)  # honours --backend
+        families = {f.name: f for f in allowed(
+            families_for(inputs.task_type, profile.n_rows, backends), inputs)}
         messages = [system("planner"), user(
             "plan.md", max_candidates=inputs.max_candidates, task_text=inputs.task_text,
             task_type=inputs.task_type, metric=inputs.metric,

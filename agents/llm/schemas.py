@@ -28,3 +28,16 @@ class DiagnosisExplanation(BaseModel):
 
     explanation: str
     suggested_fix: str
+
+
+class RequestReading(BaseModel):
+    """The chat's reading of a request (pipesmith/task_text_llm.py)."""
+
+    data_path: str | None = None
+    dataset: str | None = None
+    target: str | None = None
+    task_type: Literal["classification", "regression", "clustering"] | None = None
+    metric: str | None = None
+    budget_s: float | None = None
+    drop_columns: list[str] = Field(default_factory=list)
+    families: list[str] = Field(default_factory=list)

@@ -1,0 +1,128 @@
+"""Plan approval: with approve_plan in the input, the graph stops after planning (a LangGraph
+interrupt) and shows the plan; the person's answer approves it or edits it.
+
+The resume value is {"approve": true}, or {"edits": {...}} with PlanEdit's fields (budget_s,
+metric, task_type, target, drop_columns, families). An edit that changes the data or the task
+re-profiles, one that changes the families re-plans, and the rest only re-show the plan.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from langgraph.runtime import Runtime
+from langgraph.types import Command, interrupt
+
+from pipesmith.agents.resources import predict as predict_resources
+from pipesmith.agents.schemas import RunInputs
+from pipesmith.errors import InputError
+from pipesmith.graph.context import Deps
+from pipesmith.graph.state import RunState
+
+
+def plan_summary(state: RunState) -> dict[str, Any]:
+    """What the person approves: candidates with their predicted time and memory, the
+    metric, the budget and the dropped columns (JSON, so it crosses the server too)."""
+    inputs, profile, plan = state["inputs"], state["profile"], state["plan"]
+    candidates = []
+    for spec in plan.candidates:
+        guess = predict_resources(profile, spec, inputs.cv_folds, None, inputs.smoke_rows, [])
+        candidates.append({"name": spec.name, "family": spec.family,
+                           "rationale": spec.rationale, "predicted_wall_s": guess.wall_s,
+                           "predicted_mem_mb": guess.peak_mem_mb})
+    return {
+        "kind": "plan_approval", "run_id": inputs.run_id, "dataset": inputs.dataset,
+        "target": inputs.target, "task_type": inputs.task_type, "metric": inputs.metric,
+        "budget_s": inputs.budget_s, "dropped_columns": inputs.dropped_columns,
+        "families": [c["family"] for c in candidates], "candidates": candidates,
+        "predicted_wall_s": round(sum(c["predicted_wall_s"] for c in candidates), 1),
+        "predicted_peak_mem_mb": max((c["predicted_mem_mb"] for c in candidates), default=0),
+        "notes": plan.notes, "note": state.get("approval_note"),
+        "out_dir": inputs.out_dir,
+    }
+
+
+def approve(state: RunState, runtime: Runtime[Deps]) -> Command:
+    if not state.get("approve_plan"):
+        return Command(goto="draft")
+    answer = interrupt(plan_summary(state))
+    if isinstance(answer, dict) and answer.get("edits"):
+        settings = runtime.context.settings if runtime.context is not None else None
+        try:
+            inputs, goto = apply_edits(state["inputs"], answer["edits"],
+                                       settings.cv_folds if settings else None)
+        except InputError as exc:
+            return Command(update={"approval_note": str(exc)}, goto="approve")
+        return Command(update={"inputs": inputs, "approval_note": None}, goto=goto)
+    if answer is True or (isinstance(answer, dict) and answer.get("approve")):
+        return Command(update={"approval_note": None, "approved": True}, goto="draft")
+    return Command(update={"approval_note": f"not understood: {answer!r}; "
+                                             "answer {\"approve\": true} or {\"edits\": {...}}"},
+                   goto="approve")
+
+
+def apply_edits(inputs: RunInputs, edits: dict[str, Any], requested_folds: int | None = None
+                ) -> tuple[RunInputs, str]:
+    """The edited inputs and where the graph goes next; InputError for an edit that cannot
+    apply (a metric of another task, a column the table does not have). Dropped columns
+    leave every table of the run (the whole table, the development and the test part) and
+    its feature schema; the folds are chosen again for a new target, task or budget."""
+    from pipesmith.datasets import check_metric, infer_metric
+    from pipesmith.model_io import write_schema
+    from pipesmith.referee import choose_folds
+
+    frame = pd.read_parquet(inputs.data_path)  # the development part
+    update: dict[str, Any] = {}
+    goto = "approve"
+    drops = [c for c in edits.get("drop_columns") or [] if c != inputs.target]
+    missing = [c for c in drops if c not in frame.columns]
+    if missing:
+        raise InputError(f"no column named {', '.join(missing)}; columns: "
+                         + ", ".join(map(str, frame.columns[:20])))
+    task = edits.get("task_type") or inputs.task_type
+    target = edits.get("target") or inputs.target
+    if target is not None and target not in frame.columns:
+        raise InputError(f"no column named {target!r} to predict")
+    if task == "clustering":
+        target = None
+    elif target is None:
+        raise InputError(f"a {task} needs a column to predict; say which")
+    if task == "regression" and not pd.api.types.is_numeric_dtype(frame[target]):
+        raise InputError(f"{target!r} is not numeric, so it cannot be a regression")
+    if task == "classification" and frame[target].nunique() > max(20, len(frame) // 5):
+        raise InputError(f"{target!r} has {frame[target].nunique()} distinct values; "
+                         "that is a regression, not a classification")
+    if (task, target) != (inputs.task_type, inputs.target):
+        update |= {"task_type": task, "target": target}
+        goto = "profile"
+    metric = edits.get("metric") or (inputs.metric if task == inputs.task_type else None)
+    if metric is None:
+        metric = infer_metric(task, frame[target] if target else None)
+    try:
+        check_metric(task, metric)
+    except InputError as exc:
+        raise InputError(f"{exc}; the plan is unchanged") from None
+    update["metric"] = metric
+    budget = inputs.budget_s
+    if edits.get("budget_s") is not None:
+        if float(edits["budget_s"]) <= 0:
+            raise InputError("the budget must be a positive number of seconds")
+        budget = update["budget_s"] = float(edits["budget_s"])
+    if edits.get("families"):
+        update["families"] = list(edits["families"])
+        goto = "plan" if goto == "approve" else goto
+    min_class = int(frame[target].value_counts().min()) if task == "classification" else None
+    update["cv_folds"] = choose_folds(len(frame), budget, requested_folds or inputs.cv_folds,
+                                      min_class)
+    out = Path(inputs.out_dir)
+    if drops:
+        for table in (out / "data.parquet", Path(inputs.data_path), Path(inputs.test_path)):
+            if table.is_file():
+                pd.read_parquet(table).drop(columns=drops).to_parquet(table, index=False)
+        update["dropped_columns"] = [*inputs.dropped_columns, *drops]
+        goto = "profile"
+    if drops or "target" in update:
+        write_schema(out, pd.read_parquet(out / "data.parquet"), target, task)
+    return inputs.model_copy(update=update), goto
