@@ -56,6 +56,9 @@ class KnowledgeBase:
         self._vectors: dict[str, np.ndarray] = {}  # embedded documents, for exact scans
         self._unseen_cache: tuple[tuple[int, int], list[RunRecord]] = ((-1, -1), [])
         self._probing = threading.Lock()
+        self._building = threading.Lock()
+        self.index_queries = 0  # searches the index answered (the log scan is the fallback)
+        self.index_failures = 0
         self.probe_result: str | None = None
 
     @classmethod
@@ -72,11 +75,13 @@ class KnowledgeBase:
     def embedding(self):
         """The embedding function; given as an object, or by kind ("hashing", "semantic"),
         built on first use because it imports Chroma's types."""
-        if self._embedding is None or isinstance(self._embedding, str):
-            from pipesmith.knowledge_base.embeddings import make_embedding
+        with self._building:  # the background opener and the first search may race here
+            kind = self._embedding
+            if kind is None or isinstance(kind, str):
+                from pipesmith.knowledge_base.embeddings import make_embedding
 
-            self._embedding = make_embedding(self._embedding or "hashing")
-        return self._embedding
+                self._embedding = make_embedding(kind or "hashing")
+            return self._embedding
 
     @property
     def index(self) -> ChromaIndex:
@@ -142,17 +147,29 @@ class KnowledgeBase:
 
     # -- writing -----------------------------------------------------------------------
 
-    def add_repairs(self, records: list[RepairRecord]) -> None:
-        if records:
-            with self.log.lock():
-                self.log.append(records)
-
-    def add_run(self, record: RunRecord) -> None:
-        """Append to the log (the record is safe from here on), then index it."""
+    def add_repairs(self, records: list[RepairRecord]) -> int:
+        """Append the repairs the log lacks (by `record_id`); returns how many were new."""
+        if not records:
+            return 0
         with self.log.lock():
+            known = {r.record_id for r in self.view.refresh().repairs}
+            new = [r for r in records if r.record_id not in known]
+            new = list({r.record_id: r for r in new}.values())
+            if new:
+                self.log.append(new)
+        return len(new)
+
+    def add_run(self, record: RunRecord) -> bool:
+        """Append to the log (the record is safe from here on), then index it; a run the
+        log already holds is not appended again. Returns whether it was new."""
+        with self.log.lock():
+            if record.run_id in self.view.refresh().runs:
+                log.info("kb.run_already_recorded", run_id=record.run_id)
+                return False
             self.log.append([record])
             self._index_new([record])
         log.info("kb.run_recorded", run_id=record.run_id, outcome=record.outcome)
+        return True
 
     def _index_new(self, records: list[RunRecord]) -> None:
         try:
@@ -247,7 +264,9 @@ class KnowledgeBase:
         try:
             found = self._query_index(view, text, filters, k)
             unseen = self._unseen(view)
+            self.index_queries += 1
         except Exception as exc:  # chromadb raises several internal types
+            self.index_failures += 1
             log.warning("kb.index_query_failed", error=str(exc)[:300], fallback="log scan")
             found, unseen = {}, list(view.runs.values())
         matching = [r for r in unseen if _matches(r, filters)]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import secrets
 import sqlite3
 from collections.abc import Callable
@@ -52,11 +54,25 @@ def llm_config(settings: Settings):
 
 
 class RunInterrupted(KeyboardInterrupt):
-    """The run was interrupted; its last checkpoint is in run_dir, ready for resume()."""
+    """The run was interrupted (SIGINT, or SIGTERM: `signum`); its last checkpoint is in
+    run_dir, ready for resume(), and nothing of its sandbox jobs is left running."""
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, signum: int = 2) -> None:
         super().__init__(f"run interrupted; resume it from {run_dir}")
         self.run_dir = run_dir
+        self.signum = signum
+
+
+class OutOfSpace(RuntimeError):
+    """The disk under the run directory is full; the last checkpoint is intact, and the run
+    resumes once space is freed."""
+
+    def __init__(self, run_dir: Path, reason: str) -> None:
+        super().__init__(f"no space left on the disk of {run_dir} ({reason})")
+        self.run_dir = run_dir
+
+
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 
 
 def default_deps(settings: Settings, sandbox=None, kb=None, http_client=None):
@@ -76,7 +92,11 @@ def default_deps(settings: Settings, sandbox=None, kb=None, http_client=None):
     from pipesmith.sandbox.factory import sandbox_from_settings
 
     if kb is None and settings.use_kb and get_topology(settings.topology).uses_kb:
-        kb = KnowledgeBase.from_settings(settings)
+        try:
+            kb = KnowledgeBase.from_settings(settings)
+        except OSError as exc:  # degrade: run without it, and say so
+            log.warning("kb.unavailable", path=str(settings.kb_dir), error=str(exc)[:200],
+                        effect="this run neither reads nor records the knowledge base")
     sandbox = sandbox or sandbox_from_settings(settings)
     coder = Coder()
     if settings.fault_rate > 0:
@@ -164,6 +184,55 @@ def prepare_inputs(folder: Path, *, dataset: str | None = None, data: str | Path
     return inputs, frame
 
 
+def check_out_dir(out: Path) -> None:
+    """InputError unless `out` is (or can be made) an empty, writable directory; nothing
+    is created here."""
+    if out.exists():
+        if not out.is_dir():
+            raise InputError(f"output directory {out} is a file")
+        if any(out.iterdir()):
+            raise InputError(f"output directory {out} is not empty")
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise InputError(f"output directory {out} is not writable")
+        return
+    parent = out.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InputError(f"cannot create output directory {out}: {parent} is a file")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"cannot create output directory {out}: {parent} is not writable")
+
+
+def read_source(file: Path) -> str:
+    """The text of a user's Python file; InputError if it is missing, unreadable or not
+    UTF-8 (before anything is written)."""
+    if not file.is_file():
+        raise InputError(f"file not found: {file}")
+    try:
+        return file.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{file} is not UTF-8 text (byte {exc.start}): "
+                         "save it as UTF-8") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {file}: {exc.strerror or exc}") from None
+
+
+def _make_dirs(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create output directory {out}: {exc.strerror or exc}") from None
+
+
+def _sandbox(settings: Settings, deps):
+    """The run's sandbox, built before anything is written: without bubblewrap the local
+    backend refuses here (one line, exit 2)."""
+    from pipesmith.sandbox.factory import sandbox_from_settings
+
+    return None if deps is not None else sandbox_from_settings(settings)
+
+
 def new_run_id(source: str) -> str:
     stem = Path(source).stem.replace(" ", "_")[:24]
     return f"{datetime.now():%Y%m%d-%H%M%S}-{stem}-{secrets.token_hex(2)}"
@@ -189,19 +258,19 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
     table = _load(dataset, data, target)
     run_id = new_run_id(table.source)
     out = Path(out) if out is not None else settings.runs_dir / run_id
-    if out.exists() and any(out.iterdir()):
-        raise InputError(f"output directory {out} is not empty")
+    check_out_dir(out)
     inputs, frame = _resolve(table, task, metric, settings,
                              settings.budget_s if budget_s is None else budget_s,
                              settings.seed if seed is None else seed, out, run_id, task_text)
-    out.mkdir(parents=True, exist_ok=True)
+    sandbox = _sandbox(settings, deps)
+    _make_dirs(out)
     frame.to_parquet(out / "data.parquet", index=False)
     (out / "run.json").write_text(json.dumps({
         "inputs": inputs.model_dump(),
         "settings": json.loads(settings.model_dump_json()),
     }, indent=2))
     log.info("run.start", run_id=run_id, out=str(out))
-    return _drive(out, {"inputs": inputs}, settings, deps, on_event)
+    return _drive(out, {"inputs": inputs}, settings, deps, on_event, sandbox)
 
 
 def resume(run_dir: str | Path, *, deps=None, on_event: Event | None = None) -> Report:
@@ -210,23 +279,46 @@ def resume(run_dir: str | Path, *, deps=None, on_event: Event | None = None) -> 
     saved = run_dir / "run.json"
     if not saved.exists():
         raise InputError(f"{run_dir} is not a pipesmith run directory (no run.json)")
-    settings = Settings(**json.loads(saved.read_text())["settings"])
-    return _drive(run_dir, None, settings, deps, on_event)
+    try:
+        settings = Settings(**json.loads(saved.read_text())["settings"])
+    except (OSError, ValueError) as exc:  # unreadable, not JSON, or not our settings
+        raise InputError(f"cannot read {saved}: {str(exc).splitlines()[0][:200]}") from None
+    return _drive(run_dir, None, settings, deps, on_event, _sandbox(settings, deps))
 
 
-def _drive(out: Path, graph_input, settings: Settings, deps, on_event: Event | None) -> Report:
+def _drive(out: Path, graph_input, settings: Settings, deps, on_event: Event | None,
+           sandbox=None) -> Report:
+    from pipesmith.sandbox.local import stop_all
+    from pipesmith.sandbox.owner import run_scope
+    from pipesmith.signals import sigterm_as_interrupt
+
+    deps = deps or default_deps(settings, sandbox=sandbox)
+    run_id = json.loads((out / "run.json").read_text())["inputs"]["run_id"]
+    with run_scope(run_id), sigterm_as_interrupt():
+        try:
+            return _stream(out, run_id, graph_input, deps, on_event)
+        except KeyboardInterrupt as exc:
+            raise RunInterrupted(out, getattr(exc, "signum", 2)) from exc
+        except (OSError, sqlite3.OperationalError) as exc:
+            if getattr(exc, "errno", None) in NO_SPACE or "disk is full" in str(exc):
+                raise OutOfSpace(out, str(exc)[:200]) from exc
+            raise
+        finally:
+            stop_all()  # jobs another thread was running when the run stopped
+
+
+def _stream(out: Path, run_id: str, graph_input, deps, on_event: Event | None) -> Report:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     from pipesmith.graph.builder import build_graph
     from pipesmith.graph.serde import serializer
 
-    deps = deps or default_deps(settings)
-    run_id = json.loads((out / "run.json").read_text())["inputs"]["run_id"]
     config = {"configurable": {"thread_id": run_id}}
     with closing(sqlite3.connect(out / "checkpoints.sqlite", check_same_thread=False)) as conn:
         graph = build_graph(deps.topology, checkpointer=SqliteSaver(conn, serde=serializer()))
         if graph_input is None and not graph.get_state(config).next:
             if (out / "report.json").exists():
+                _ensure_remembered(deps, graph.get_state(config).values)
                 return load_report(out / "report.json")
             raise InputError(f"{out} has no checkpoint to resume from")
         if deps.llm is not None and graph_input is None:  # resumed: count what was spent
@@ -236,8 +328,6 @@ def _drive(out: Path, graph_input, settings: Settings, deps, on_event: Event | N
                                      durability="sync"):
                 if on_event is not None:
                     on_event(part)
-        except KeyboardInterrupt as exc:
-            raise RunInterrupted(out) from exc
         except Exception as exc:
             from pipesmith.agents.llm.gateway import LLMError
 
@@ -247,7 +337,26 @@ def _drive(out: Path, graph_input, settings: Settings, deps, on_event: Event | N
         state = graph.get_state(config)
     if state.next or not (out / "report.json").exists():
         raise RuntimeError(f"the run stopped before writing its report; resume it: {out}")
+    _ensure_remembered(deps, state.values)
     return load_report(out / "report.json")
+
+
+def _ensure_remembered(deps, state) -> None:
+    """A finished run whose topology remembers is in the knowledge base: a run killed
+    between its report and the write, or whose write failed, is recorded now (writes are
+    idempotent). A knowledge base that cannot be written costs one warning, not the run."""
+    from pipesmith.graph.nodes import record_run
+    from pipesmith.graph.topologies import get_topology
+
+    if deps.kb is None or not get_topology(deps.topology).remember or not state.get("report_path"):
+        return
+    try:
+        if deps.kb.get(state["inputs"].run_id) is None:
+            record_run(deps.kb, state)
+    except OSError as exc:
+        log.warning("kb.not_recorded", path=str(deps.kb.path),
+                    reason=exc.strerror or str(exc)[:200],
+                    effect="the run succeeded; it is not in the knowledge base")
 
 
 def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | None = None,
@@ -256,32 +365,33 @@ def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | N
            settings: Settings | None = None, sandbox=None, on_event: Event | None = None):
     """Diagnose and repair a user's module or script; returns the RepairReport."""
     from pipesmith.repair_file import repair_file
-    from pipesmith.sandbox.local import LocalSandbox
 
     settings = settings or Settings()
     file = Path(file)
-    if not file.is_file():
-        raise InputError(f"file not found: {file}")
+    read_source(file)
     if rounds < 0:
         raise InputError("--rounds must be 0 or more")
     table = None if dataset is None and data is None else _load(dataset, data, target)
     run_id = new_run_id(file.stem)
     out = Path(out) if out is not None else settings.runs_dir / f"repair-{run_id}"
-    if out.exists() and any(out.iterdir()):
-        raise InputError(f"output directory {out} is not empty")
+    check_out_dir(out)
     inputs = frame = None
     if table is not None:
         inputs, frame = _resolve(table, task, metric, settings, settings.budget_s, seed, out,
                                  run_id, f"repair {file.name}")
-    out.mkdir(parents=True, exist_ok=True)
+    sandbox = sandbox or _sandbox(settings, None)
+    _make_dirs(out)
     if frame is not None:
         frame.to_parquet(out / "data.parquet", index=False)
     kb = None
     if settings.use_kb:
         from pipesmith.knowledge_base.store import KnowledgeBase
 
-        kb = KnowledgeBase.from_settings(settings)
-    return repair_file(file.resolve(), out.resolve(), rounds, sandbox or LocalSandbox(), inputs,
+        try:
+            kb = KnowledgeBase.from_settings(settings)
+        except OSError as exc:
+            log.warning("kb.unavailable", path=str(settings.kb_dir), error=str(exc)[:200])
+    return repair_file(file.resolve(), out.resolve(), rounds, sandbox, inputs,
                        timeout_s=settings.run_timeout_s, on_event=on_event, kb=kb)
 
 
@@ -289,23 +399,32 @@ def validate(file: str | Path, *, dataset: str | None = None, data: str | Path |
              target: str | None = None, task: str | None = None, metric: str | None = None,
              seed: int = 0, settings: Settings | None = None, sandbox=None):
     """Static checks, and with data a smoke run and a resource prediction; nothing written."""
-    import tempfile
-
-    from pipesmith.knowledge_base.store import KnowledgeBase
-    from pipesmith.sandbox.local import LocalSandbox
+    from pipesmith.sandbox.owner import temporary_folder
     from pipesmith.validate_file import validate_file
 
     settings = settings or Settings()
     file = Path(file)
-    if not file.is_file():
-        raise InputError(f"file not found: {file}")
-    history = KnowledgeBase(settings.kb_dir).executions() if settings.use_kb else []
-    if dataset is None and data is None:
-        return validate_file(file, sandbox or LocalSandbox(), None, history)
-    table = _load(dataset, data, target)
-    with tempfile.TemporaryDirectory(prefix="pipesmith-validate-") as tmp:
-        out = Path(tmp)
+    read_source(file)
+    history = _history(settings)
+    table = None if dataset is None and data is None else _load(dataset, data, target)
+    sandbox = sandbox or _sandbox(settings, None)
+    if table is None:
+        return validate_file(file, sandbox, None, history)
+    with temporary_folder("validate") as out:
         inputs, frame = _resolve(table, task, metric, settings, settings.budget_s, seed, out,
                                  "validate", f"validate {file.name}")
         frame.to_parquet(out / "data.parquet", index=False)
-        return validate_file(file, sandbox or LocalSandbox(), inputs, history)
+        return validate_file(file, sandbox, inputs, history)
+
+
+def _history(settings: Settings) -> list:
+    """Past executions for the resource predictor; none when the store cannot be read."""
+    if not settings.use_kb or not settings.kb_dir.exists():
+        return []
+    from pipesmith.knowledge_base.store import KnowledgeBase
+
+    try:
+        return KnowledgeBase(settings.kb_dir).executions()
+    except OSError as exc:
+        log.warning("kb.unavailable", path=str(settings.kb_dir), error=str(exc)[:200])
+        return []

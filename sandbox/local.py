@@ -5,11 +5,16 @@ Layers, each used where available and reported where not:
   UTS namespaces, all capabilities dropped, a read-only view of the host runtime, no
   home, the workdir the only writable place; the job's /proc shows only its own
   processes, and when the job exits every process it left behind dies with the namespace.
-  Without bwrap: `unshare --net` (no network, but the host filesystem stays visible).
+  Without bwrap the backend refuses to run anything (SandboxUnavailable: one line, exit 2)
+  unless the caller opted in with `allow_unsafe` (`--sandbox unsafe-local`): then
+  `unshare --net` (no network, but the host filesystem stays visible).
 - cgroups (v1, root): a pids limit (fork bombs) and a memory limit (real resident memory);
   the pids group also finds and kills every straggler, however it detached itself.
   Without them: RLIMIT_AS with a 2 GB floor (lower breaks torch/TensorFlow imports).
 - a size-capped tmpfs standing in for the workdir (root); otherwise RLIMIT_FSIZE per file.
+- the job dies with its supervisor: bwrap's --die-with-parent, PR_SET_PDEATHSIG on the
+  child in every mode, the pids cgroup killed as a whole; what a SIGKILLed supervisor
+  leaves is tagged with its owner and swept by the next command (sandbox/owner.py).
 - rlimits for CPU time (SIGXCPU) and file size; a new process group; a wall-clock
   timeout that sends SIGTERM to the job, then SIGKILL to everything after a grace period.
 - an allow-listed environment (no API keys or tokens; HOME is the workdir).
@@ -19,6 +24,9 @@ Output travels through pipes into capped buffers, never onto the host disk.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
+import functools
 import os
 import resource
 import select
@@ -31,6 +39,7 @@ from typing import Literal
 
 import structlog
 
+from pipesmith.errors import InputError
 from pipesmith.sandbox.base import ExecJob, ExecResult
 from pipesmith.sandbox.bwrap import bwrap_available, bwrap_command
 from pipesmith.sandbox.capture import PipeReader, open_pipe
@@ -38,10 +47,19 @@ from pipesmith.sandbox.cgroups import RunGroups, writable
 from pipesmith.sandbox.outcome import Outcome, files_changed, snapshot
 from pipesmith.sandbox.runtime import job_environment
 from pipesmith.sandbox.scratch import ScratchDisk, tmpfs_available
+from pipesmith.sandbox.seccomp import filter_fd, seccomp_available
 
 log = structlog.get_logger(__name__)
 
 Isolation = Literal["bwrap", "unshare", "none"]
+PR_SET_PDEATHSIG = 1
+NO_BWRAP = ("bubblewrap is not installed, so pipesmith will not run generated code: "
+            "install it (apt-get install bubblewrap), or use --sandbox docker, or accept "
+            "running it unisolated with --sandbox unsafe-local")
+
+
+class SandboxUnavailable(InputError):
+    """The local backend cannot isolate a job here and the user did not opt out."""
 RLIMIT_AS_FLOOR_MB = 2048  # lower breaks torch and TensorFlow imports
 WRAPPERS = ("bwrap", "unshare")
 
@@ -69,8 +87,10 @@ class LocalSandbox:
     name = "local"
 
     def __init__(self, isolation: Isolation | None = None, poll_s: float = 0.02,
-                 cap_disk: bool | None = None) -> None:
+                 cap_disk: bool | None = None, allow_unsafe: bool = False) -> None:
         self.isolation: Isolation = isolation or best_isolation()
+        if self.isolation != "bwrap" and not allow_unsafe:
+            raise SandboxUnavailable(NO_BWRAP)
         if self.isolation != "bwrap":
             log.warning("sandbox.weak_isolation", isolation=self.isolation,
                         missing="bubblewrap: the host filesystem is visible to the job")
@@ -84,9 +104,12 @@ class LocalSandbox:
         if not self.cap_disk:
             log.warning("sandbox.no_disk_cap", fallback="RLIMIT_FSIZE (per file)")
         self.poll_s = poll_s
+        self.seccomp = self.isolation == "bwrap" and seccomp_available()
+        _libc()  # loaded here, never first in a forked child
 
     def _preexec(self, job: ExecJob, groups: RunGroups | None):
         def apply() -> None:
+            _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the supervisor
             if groups is not None:
                 groups.join()
             if job.cpu_time_s is not None:
@@ -101,9 +124,11 @@ class LocalSandbox:
 
         return apply
 
-    def _command(self, job: ExecJob, workdir: Path, writable_source: Path) -> list[str]:
+    def _command(self, job: ExecJob, workdir: Path, writable_source: Path,
+                 seccomp_fd: int | None = None) -> list[str]:
         if self.isolation == "bwrap":
-            return bwrap_command(job.command, workdir, writable_source, job.read_paths)
+            return bwrap_command(job.command, workdir, writable_source, job.read_paths,
+                                 seccomp_fd)
         if self.isolation == "unshare":
             return ["unshare", "--net", *job.command]
         return list(job.command)
@@ -112,25 +137,34 @@ class LocalSandbox:
         workdir = job.workdir.resolve()
         (workdir / "tmp").mkdir(parents=True, exist_ok=True)
         before = snapshot(workdir)
+        tmpfs = bool(self.cap_disk and job.disk_mb and self.isolation == "bwrap")
+        memory_mb = job.memory_mb
+        if tmpfs and memory_mb:  # the tmpfs's pages are charged here too: not to the job's share
+            memory_mb += job.disk_mb
         try:
-            groups = RunGroups(job.max_pids, job.memory_mb) if self.limit_pids else None
+            groups = RunGroups(job.max_pids, memory_mb) if self.limit_pids else None
         except OSError as exc:
             return ExecResult(status="infra", backend=self.name,
                               detail=f"could not set up the cgroups: {exc}")
-        scratch = (ScratchDisk(workdir, job.disk_mb)
-                   if self.cap_disk and job.disk_mb and self.isolation == "bwrap" else None)
+        scratch = ScratchDisk(workdir, job.disk_mb) if tmpfs else None
         try:
             with scratch or contextlib.nullcontext():
                 outcome = self._supervise(job, workdir, scratch.path if scratch else workdir,
                                           groups)
         except OSError as exc:
             outcome = Outcome(infra=f"could not prepare the workdir: {exc}")
+        except BaseException:  # interrupted (SIGINT, SIGTERM): leave no cgroup behind
+            if groups is not None:
+                groups.kill_all()
+                groups.remove()
+            raise
         outcome.settle(groups, scratch)
         return outcome.result(self.name, files_changed(workdir, before))
 
     def _supervise(self, job: ExecJob, workdir: Path, writable_source: Path,
                    groups: RunGroups | None) -> Outcome:
-        command = self._command(job, workdir, writable_source)
+        seccomp_fd = filter_fd() if self.seccomp else None
+        command = self._command(job, workdir, writable_source, seccomp_fd)
         out_r, out_w = open_pipe()
         err_r, err_w = open_pipe()
         started = time.monotonic()
@@ -139,24 +173,33 @@ class LocalSandbox:
                 command, cwd=writable_source, env=job_environment(job),
                 stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w, start_new_session=True,
                 preexec_fn=self._preexec(job, groups),
+                pass_fds=() if seccomp_fd is None else (seccomp_fd,),
             )
         except (OSError, subprocess.SubprocessError) as exc:
             for fd in (out_r, out_w, err_r, err_w):
                 os.close(fd)
             return Outcome(infra=f"could not start the job: {exc}")
+        finally:
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
         os.close(out_w)
         os.close(err_w)
         readers = PipeReader(out_r, job.output_cap_bytes), PipeReader(err_r, job.output_cap_bytes)
         outcome = Outcome(wrapped=self.isolation == "bwrap")
+        _RUNNING[proc.pid] = groups
         try:
             status, usage = self._wait(proc, started + job.timeout_s)
             if status is None:
                 outcome.timed_out = True
                 status, usage, outcome.ignored_sigterm = self._terminate(proc, job.kill_grace_s)
         finally:
+            _RUNNING.pop(proc.pid, None)
             _kill_group(proc.pid, signal.SIGKILL)  # stragglers left in the process group
             if groups is not None:
                 groups.kill_all()  # and those that left it
+            if proc.returncode is None:  # interrupted before it was reaped
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(proc.pid, 0)
         outcome.wall_s = time.monotonic() - started
         outcome.set_status(status, usage)
         outcome.stdout, outcome.stderr = (reader.finish() for reader in readers)
@@ -188,6 +231,25 @@ class LocalSandbox:
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         return status, usage, True
+
+
+_RUNNING: dict[int, RunGroups | None] = {}  # process group -> cgroups, of jobs running now
+
+
+def stop_all() -> int:
+    """SIGKILL every job this process is running (from any thread), and their cgroups;
+    for the supervisor's own exit paths. Returns how many jobs were stopped."""
+    running = list(_RUNNING.items())
+    for pgid, groups in running:
+        _kill_group(pgid, signal.SIGKILL)
+        if groups is not None:
+            groups.kill_all()
+    return len(running)
+
+
+@functools.cache
+def _libc():
+    return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 
 
 def _sleep(seconds: float) -> None:

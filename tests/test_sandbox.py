@@ -117,7 +117,7 @@ def test_unshare_fallback_still_runs_without_network(tmp_path, python):
 
     if not network_namespace_available():
         pytest.skip("network namespaces unavailable here")
-    fallback = LocalSandbox(isolation="unshare")
+    fallback = LocalSandbox(isolation="unshare", allow_unsafe=True)
     code = ("import socket\nprint(sorted(n for _, n in socket.if_nameindex()))\n"
             "open('out.txt', 'w').write('x')\n")
     result = fallback.run(job(tmp_path, python, code))
