@@ -100,8 +100,20 @@ class KnowledgeBase:
     def open_in_background(self) -> None:
         """Open (and probe) the index on a thread, so Chroma's slow import and start-up
         overlap the sandbox runs instead of adding to the run."""
-        if self.probe_result is None:
-            threading.Thread(target=lambda: self.index, daemon=True).start()
+        if self.probe_result is None and self.writable:
+            threading.Thread(target=self._open_quietly, daemon=True).start()
+
+    def _open_quietly(self) -> None:
+        try:
+            self.index
+        except Exception as exc:  # the first search meets the same failure and falls back
+            log.info("kb.index_open_failed", error=str(exc)[:300])
+
+    @property
+    def writable(self) -> bool:
+        """False on a read-only store (a read-only mount, or no permission): it is read
+        from the log alone (embedded Chroma cannot open read-only), and nothing is recorded."""
+        return self.url is not None or os.access(self.path, os.W_OK)
 
     # -- the startup probe -------------------------------------------------------------
 
@@ -262,9 +274,14 @@ class KnowledgeBase:
             ("sklearn", minor_version(versions.get("scikit-learn")) if versions else None))
             if value}
         try:
+            if not self.writable:
+                raise PermissionError(f"{self.path} is read-only")
             found = self._query_index(view, text, filters, k)
             unseen = self._unseen(view)
             self.index_queries += 1
+        except PermissionError as exc:
+            log.info("kb.read_only", error=str(exc)[:300], fallback="log scan")
+            found, unseen = {}, list(view.runs.values())
         except Exception as exc:  # chromadb raises several internal types
             self.index_failures += 1
             log.warning("kb.index_query_failed", error=str(exc)[:300], fallback="log scan")

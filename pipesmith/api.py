@@ -316,7 +316,10 @@ def _stream(out: Path, run_id: str, graph_input, deps, on_event: Event | None) -
     config = {"configurable": {"thread_id": run_id}}
     with closing(sqlite3.connect(out / "checkpoints.sqlite", check_same_thread=False)) as conn:
         graph = build_graph(deps.topology, checkpointer=SqliteSaver(conn, serde=serializer()))
-        if graph_input is None and not graph.get_state(config).next:
+        saved = graph.get_state(config)
+        if graph_input is None and not saved.values:
+            graph_input = _first_input(out)  # stopped before its first checkpoint
+        elif graph_input is None and not (saved.next or saved.tasks):  # (tasks: done, unsaved)
             if (out / "report.json").exists():
                 _ensure_remembered(deps, graph.get_state(config).values)
                 return load_report(out / "report.json")
@@ -339,6 +342,14 @@ def _stream(out: Path, run_id: str, graph_input, deps, on_event: Event | None) -
         raise RuntimeError(f"the run stopped before writing its report; resume it: {out}")
     _ensure_remembered(deps, state.values)
     return load_report(out / "report.json")
+
+
+def _first_input(out: Path) -> dict:
+    """The graph's input, from run.json, for a run that never saved a checkpoint (stopped
+    at once by a full disk or a signal)."""
+    from pipesmith.agents.schemas import RunInputs
+
+    return {"inputs": RunInputs(**json.loads((out / "run.json").read_text())["inputs"])}
 
 
 def _ensure_remembered(deps, state) -> None:
