@@ -105,7 +105,7 @@ class KnowledgeBase:
 
     def _open_quietly(self) -> None:
         try:
-            self.index
+            _ = self.index
         except Exception as exc:  # the first search meets the same failure and falls back
             log.info("kb.index_open_failed", error=str(exc)[:300])
 

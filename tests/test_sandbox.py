@@ -135,3 +135,19 @@ def test_cgroup_setup_failure_is_infra(sandbox, tmp_path, python, monkeypatch):
     monkeypatch.setattr(cgroups, "new_name", lambda: "no-such-parent/pipesmith-test")
     result = sandbox.run(job(tmp_path, python, "print('never')"))
     assert result.status == "infra" and "cgroups" in result.detail
+
+
+def test_filling_the_disk_cap_is_disk_full_not_oom(sandbox, tmp_path, python):
+    """The size-capped workdir is a tmpfs whose pages count as the job's memory: a job that
+    fills it is `disk_full` (the memory limit leaves room for the cap), never `oom`."""
+    if not (sandbox.cap_disk and sandbox.limit_memory):
+        pytest.skip("needs the tmpfs disk cap and the memory cgroup (root)")
+    code = ("chunk = b'x' * (8 << 20)\n"
+            "with open('big', 'wb') as out:\n"
+            "    while True:\n"
+            "        out.write(chunk)\n")
+    result = sandbox.run(job(tmp_path, python, code, memory_mb=128, disk_mb=192, timeout_s=60))
+    assert result.status == "disk_full", (result.status, result.stderr[-300:])
+    small = sandbox.run(job(tmp_path, python, "print(len(bytearray(64 << 20)))",
+                            memory_mb=128, disk_mb=192))
+    assert small.status == "ok"  # the job keeps its own memory allowance
