@@ -62,6 +62,20 @@ class SandboxUnavailable(InputError):
     """The local backend cannot isolate a job here and the user did not opt out."""
 RLIMIT_AS_FLOOR_MB = 2048  # lower breaks torch and TensorFlow imports
 WRAPPERS = ("bwrap", "unshare")
+LAUNCH_TOOLS = ("sh", "setpriv")  # else a Python preexec_fn does the same, more slowly
+JOIN_FAILED = "pipesmith-sandbox: could not set up the job"
+# Arguments: CPU soft and hard seconds, file-size blocks, address-space KiB ("-": none),
+# the cgroup.procs files to join, "--", the command. $$ is the shell, which becomes the
+# job by exec, so every process of the job starts inside the groups and under the limits.
+LAUNCH_SCRIPT = (
+    'c=$1 h=$2 f=$3 v=$4; shift 4; '
+    f'fail() {{ echo "{JOIN_FAILED}: $1" >&2; exit 125; }}; '
+    'for g do [ "$g" = -- ] && break; { echo $$ > "$g"; } 2>/dev/null || fail "$g"; shift; '
+    'done; shift; '
+    '[ "$c" = - ] || { ulimit -S -t "$c" && ulimit -H -t "$h"; } || fail "ulimit -t"; '
+    '[ "$f" = - ] || ulimit -f "$f" || fail "ulimit -f"; '
+    '[ "$v" = - ] || ulimit -v "$v" || fail "ulimit -v"; '
+    'exec "$@"')
 
 
 def network_namespace_available() -> bool:
@@ -105,6 +119,7 @@ class LocalSandbox:
             log.warning("sandbox.no_disk_cap", fallback="RLIMIT_FSIZE (per file)")
         self.poll_s = poll_s
         self.seccomp = self.isolation == "bwrap" and seccomp_available()
+        self.exec_launch = all(shutil.which(tool) for tool in LAUNCH_TOOLS)
         _libc()  # loaded here, never first in a forked child
 
     def _preexec(self, job: ExecJob, groups: RunGroups | None):
@@ -123,6 +138,25 @@ class LocalSandbox:
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
         return apply
+
+    def _launcher(self, job: ExecJob, groups: RunGroups | None) -> list[str]:
+        """What `_preexec` does, without running Python in a forked child (so subprocess
+        can vfork: a large supervisor starts jobs quickly): one POSIX shell joins the
+        cgroups and sets the rlimits, then becomes the job by exec. Without bwrap (whose
+        --die-with-parent does it) setpriv sets the parent-death signal."""
+        joins = [str(group.path / "cgroup.procs") for group in groups.groups] if groups else []
+        cpu = hard = fsize = address = "-"
+        if job.cpu_time_s is not None:
+            seconds = max(1, int(job.cpu_time_s))
+            cpu, hard = str(seconds), str(seconds + 5)
+        if job.disk_mb is not None:
+            fsize = str(job.disk_mb << 11)  # 512-byte blocks (POSIX ulimit -f)
+        if job.memory_mb is not None and not self.limit_memory:
+            address = str(max(job.memory_mb, RLIMIT_AS_FLOOR_MB) << 10)  # KiB
+        chain = ["sh", "-c", LAUNCH_SCRIPT, "sh", cpu, hard, fsize, address, *joins, "--"]
+        if self.isolation != "bwrap":
+            chain += ["setpriv", "--pdeathsig", "KILL", "--"]
+        return chain
 
     def _command(self, job: ExecJob, workdir: Path, writable_source: Path,
                  seccomp_fd: int | None = None) -> list[str]:
@@ -165,6 +199,9 @@ class LocalSandbox:
                    groups: RunGroups | None) -> Outcome:
         seccomp_fd = filter_fd() if self.seccomp else None
         command = self._command(job, workdir, writable_source, seccomp_fd)
+        preexec = self._preexec(job, groups)
+        if self.exec_launch:
+            command, preexec = self._launcher(job, groups) + command, None
         out_r, out_w = open_pipe()
         err_r, err_w = open_pipe()
         started = time.monotonic()
@@ -172,7 +209,7 @@ class LocalSandbox:
             proc = subprocess.Popen(
                 command, cwd=writable_source, env=job_environment(job),
                 stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w, start_new_session=True,
-                preexec_fn=self._preexec(job, groups),
+                preexec_fn=preexec,
                 pass_fds=() if seccomp_fd is None else (seccomp_fd,),
             )
         except (OSError, subprocess.SubprocessError) as exc:
@@ -203,6 +240,8 @@ class LocalSandbox:
         outcome.wall_s = time.monotonic() - started
         outcome.set_status(status, usage)
         outcome.stdout, outcome.stderr = (reader.finish() for reader in readers)
+        if outcome.exit_code == 125 and JOIN_FAILED in outcome.stderr.text():
+            outcome.infra = outcome.stderr.text().strip()[:300]
         return outcome
 
     def _wait(self, proc: subprocess.Popen, deadline: float):
