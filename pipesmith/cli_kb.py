@@ -165,8 +165,6 @@ def seed(
 ) -> None:
     """Fill the knowledge base by running the offline pipeline over the bundled datasets,
     so a first LLM run already has examples. Datasets already recorded are skipped."""
-    import tempfile
-
     from pipesmith.api import run as run_pipeline
     from pipesmith.settings import Settings
 
@@ -182,7 +180,9 @@ def seed(
     store = open_kb(kb, kb_url)
     done = {(r.dataset, r.task_type) for r in store.records()}
     added, skipped = [], []
-    with tempfile.TemporaryDirectory(prefix="pipesmith-seed-") as tmp:
+    from pipesmith.sandbox.owner import temporary_folder
+
+    with temporary_folder("seed") as tmp:  # owner-tagged: swept if this process is killed
         settings = Settings(kb_dir=store.path, kb_url=store.url, runs_dir=Path(tmp),
                             max_candidates=candidates)
         for number, (dataset, task) in enumerate(wanted, 1):

@@ -151,3 +151,30 @@ def test_filling_the_disk_cap_is_disk_full_not_oom(sandbox, tmp_path, python):
     small = sandbox.run(job(tmp_path, python, "print(len(bytearray(64 << 20)))",
                             memory_mb=128, disk_mb=192))
     assert small.status == "ok"  # the job keeps its own memory allowance
+
+
+def test_seccomp_denies_kernel_attack_surface(sandbox, tmp_path, python):
+    """ptrace(TRACEME) would succeed without the filter; the rest are denied too."""
+    if not sandbox.seccomp:
+        pytest.skip("the seccomp filter is x86_64 only")
+    code = (
+        "import ctypes, socket\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "def errno(result):\n"
+        "    return ctypes.get_errno() if result == -1 else 0\n"
+        "found = {'ptrace': errno(libc.ptrace(0, 0, 0, 0)),\n"
+        "         'keyctl': errno(libc.syscall(250, 0, 0, 0, 0)),\n"
+        "         'bpf': errno(libc.syscall(321, 0, 0, 0)),\n"
+        "         'unshare': errno(libc.unshare(0x40000000))}\n"
+        "try:\n"
+        "    socket.socket(socket.AF_INET, socket.SOCK_RAW, 1)\n"
+        "    found['raw'] = 0\n"
+        "except OSError as exc:\n"
+        "    found['raw'] = exc.errno\n"
+        "socket.socket().close()  # ordinary sockets still work\n"
+        "print(found)\n"
+    )
+    result = sandbox.run(job(tmp_path, python, code))
+    assert result.status == "ok", result.stderr
+    assert result.stdout.strip() == str({"ptrace": 1, "keyctl": 1, "bpf": 1, "unshare": 1,
+                                         "raw": 1})
