@@ -23,10 +23,17 @@ DRIVER = Path(__file__).with_name("durability_driver.py")
 SMALL = {"PIPESMITH_MAX_CANDIDATES": "1", "PIPESMITH_N_JOBS": "1", "PIPESMITH_CV_FOLDS": "2"}
 
 
+def default_sigint() -> None:
+    """A shell's background job (CI scripts, `cmd &`) inherits SIGINT ignored, and Python
+    then never raises KeyboardInterrupt: give the child the default disposition back."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def cli(*args: str, env: dict | None = None, **kwargs):
     return subprocess.Popen([sys.executable, "-m", "pipesmith.cli", *args], cwd=ROOT,
                             env={**os.environ, **SMALL, **(env or {})},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint, **kwargs)
 
 
 def leftovers(pid: int) -> list[str]:
@@ -126,7 +133,8 @@ def test_killed_around_the_report_and_the_kb_write(paths, tmp_path, point, sig):
     out, kb = paths
     ready = tmp_path / "ready"
     proc = subprocess.Popen([sys.executable, str(DRIVER), point, str(out), str(kb), str(ready)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
     wait_for(ready.exists, proc)
     proc.send_signal(sig)
     _, stderr = proc.communicate(timeout=60)
