@@ -184,24 +184,24 @@ def prepare_inputs(folder: Path, *, dataset: str | None = None, data: str | Path
     return inputs, frame
 
 
-def check_out_dir(out: Path) -> None:
+def check_out_dir(out: Path, what: str = "output directory") -> None:
     """InputError unless `out` is (or can be made) an empty, writable directory; nothing
     is created here."""
     if out.exists():
         if not out.is_dir():
-            raise InputError(f"output directory {out} is a file")
+            raise InputError(f"{what} {out} is a file")
         if any(out.iterdir()):
-            raise InputError(f"output directory {out} is not empty")
+            raise InputError(f"{what} {out} is not empty")
         if not os.access(out, os.W_OK | os.X_OK):
-            raise InputError(f"output directory {out} is not writable")
+            raise InputError(f"{what} {out} is not writable")
         return
     parent = out.absolute().parent
     while not parent.exists():
         parent = parent.parent
     if not parent.is_dir():
-        raise InputError(f"cannot create output directory {out}: {parent} is a file")
+        raise InputError(f"cannot create {what} {out}: {parent} is a file")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise InputError(f"cannot create output directory {out}: {parent} is not writable")
+        raise InputError(f"cannot create {what} {out}: {parent} is not writable")
 
 
 def read_source(file: Path) -> str:

@@ -54,7 +54,7 @@ def exec_file(
             if value is not None and value <= 0:
                 raise InputError(f"{name} must be a positive number of MB")
         if workdir is not None and not workdir.is_dir():
-            check_out_dir(workdir)  # it can be created (an existing one may hold files)
+            check_out_dir(workdir, "--workdir")  # it can be created (an existing one may hold files)
         elif workdir is not None and not os.access(workdir, os.W_OK | os.X_OK):
             raise InputError(f"--workdir {workdir} is not writable")
         sandbox = make_sandbox(chosen, settings.docker_image, settings.docker_host,

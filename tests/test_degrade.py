@@ -60,6 +60,7 @@ def test_bad_paths_and_files_are_one_line_and_write_nothing(tmp_path, latin1):
         ["sandbox", "exec", str(latin1)],
         ["sandbox", "exec", str(tmp_path / "x.py"), "--workdir", str(a_file / "w")],
         ["resume", str(a_file)],
+        ["kb", "stats", "--kb", str(a_file)],
     ]
     (tmp_path / "x.py").write_text("print(1)\n")
     for args in cases:
