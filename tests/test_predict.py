@@ -240,13 +240,13 @@ def build_pipeline(task):
 
 def test_a_class_the_candidate_defines_is_saved_by_value(iris, sandbox, tmp_path, elsewhere):
     """The harness loads a candidate as module `candidate`, which no other process can
-    import: its classes go into model.joblib by value."""
+    import: its classes go into the refit job's model.joblib by value."""
     from pipesmith.agents.executor import Executor
     from pipesmith.agents.schemas import Candidate
 
     inputs, _ = iris
     candidate = Candidate(id="a1", name="own_class", phase="draft", code=OWN_CLASS)
-    result, metrics = Executor(sandbox).run(candidate, inputs, tmp_path / "a1", 120)
+    result, metrics = Executor(sandbox).refit(candidate, inputs, tmp_path / "a1", 120)
     assert result.ok, result.stderr[-2000:]
     loaded = python_in(elsewhere, f"""
         import joblib
