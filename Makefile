@@ -3,9 +3,21 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup run test lint bench clean bench-sandbox docker-engine docker-engine-stop
+.PHONY: setup sandbox-tools run test lint bench clean bench-sandbox docker-engine docker-engine-stop
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed sandbox-tools
+
+# The local sandbox runs generated code only under bubblewrap (docs/sandbox.md): installed
+# here when we can (root with apt), else one line says what to install.
+sandbox-tools:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q bubblewrap >/dev/null 2>&1; } || \
+	    echo "pipesmith: could not install bubblewrap; run: apt-get install bubblewrap"; \
+	  else \
+	    echo "pipesmith: install bubblewrap for the sandbox (sudo apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap), or use --sandbox docker"; \
+	  fi; }
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -3,7 +3,10 @@
 For each backend: the median wall time of `python -c pass` through the sandbox minus the
 median of the same command run bare with subprocess (targets: local < 15 ms, docker
 < 400 ms), then the same for a real scikit-learn candidate through the project's harness
-(Executor.run on iris, logistic regression). Jobs carry the limits real runs use (memory,
+(Executor.run on iris, logistic regression). `preexec` is the local backend started the
+way it was before issue 14 (a Python preexec_fn in the forked child, so no vfork), for a
+same-run comparison with today's launch (one shell that joins the cgroups, sets the rlimits
+and execs bwrap). Jobs carry the limits real runs use (memory,
 disk cap, CPU time, pids). Docker is measured when an engine answers at
 PIPESMITH_DOCKER_HOST / DOCKER_HOST (start one with .ci/docker-engine.sh start && image).
 
@@ -87,6 +90,9 @@ def backends() -> list:
 
     configure_logging(level="error")
     found = [Bare(), LocalSandbox()]
+    preexec = LocalSandbox()  # the launch before issue 14: Python preexec_fn (fork, no vfork)
+    preexec.exec_launch, preexec.name = False, "preexec"
+    found.append(preexec)
     docker = DockerSandbox(base_url=os.environ.get("PIPESMITH_DOCKER_HOST"))
     if docker.available():
         found.append(docker)

@@ -340,11 +340,20 @@ def refit(state: RunState, runtime: Runtime[Deps], final: Attempt | None) -> Ref
 
 
 def remember(state: RunState, runtime: Runtime[Deps]) -> dict:
-    from pipesmith.report import load_report, repair_records, run_record
-
     kb = runtime.context.kb
     if kb is not None:
-        report = load_report(Path(state["report_path"]))
-        kb.add_repairs(repair_records(report, state))
-        kb.add_run(run_record(report, state))
+        try:
+            record_run(kb, state)
+        except OSError as exc:  # the run stands; the supervisor says it was not recorded
+            log.info("kb.write_failed", error=str(exc)[:200])
     return {}
+
+
+def record_run(kb, state: RunState) -> None:
+    """The run's repairs, then the run itself; idempotent (records have stable ids), so a
+    resumed or retried write never duplicates."""
+    from pipesmith.report import load_report, repair_records, run_record
+
+    report = load_report(Path(state["report_path"]))
+    kb.add_repairs(repair_records(report, state))
+    kb.add_run(run_record(report, state))

@@ -62,6 +62,7 @@ class RepairRecord(BaseModel):
 
     kind: str = "repair"
     run_id: str
+    attempt: str = ""  # the repaired attempt's id; with run_id, the record's stable id
     created_at: str = Field(default_factory=_now)
     signature: str  # the normalised error signature of the failure repaired
     taxonomy: str  # class.subclass
@@ -73,6 +74,9 @@ class RepairRecord(BaseModel):
 
     @property
     def record_id(self) -> str:
+        """Stable across retries and resumes: the same repair is never recorded twice."""
+        if self.attempt:
+            return f"{self.run_id}/{self.attempt}"
         return f"{self.run_id}/{self.signature[:12]}/{self.action}"
 
 

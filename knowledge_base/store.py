@@ -56,6 +56,9 @@ class KnowledgeBase:
         self._vectors: dict[str, np.ndarray] = {}  # embedded documents, for exact scans
         self._unseen_cache: tuple[tuple[int, int], list[RunRecord]] = ((-1, -1), [])
         self._probing = threading.Lock()
+        self._building = threading.Lock()
+        self.index_queries = 0  # searches the index answered (the log scan is the fallback)
+        self.index_failures = 0
         self.probe_result: str | None = None
 
     @classmethod
@@ -72,11 +75,13 @@ class KnowledgeBase:
     def embedding(self):
         """The embedding function; given as an object, or by kind ("hashing", "semantic"),
         built on first use because it imports Chroma's types."""
-        if self._embedding is None or isinstance(self._embedding, str):
-            from pipesmith.knowledge_base.embeddings import make_embedding
+        with self._building:  # the background opener and the first search may race here
+            kind = self._embedding
+            if kind is None or isinstance(kind, str):
+                from pipesmith.knowledge_base.embeddings import make_embedding
 
-            self._embedding = make_embedding(self._embedding or "hashing")
-        return self._embedding
+                self._embedding = make_embedding(kind or "hashing")
+            return self._embedding
 
     @property
     def index(self) -> ChromaIndex:
@@ -95,8 +100,20 @@ class KnowledgeBase:
     def open_in_background(self) -> None:
         """Open (and probe) the index on a thread, so Chroma's slow import and start-up
         overlap the sandbox runs instead of adding to the run."""
-        if self.probe_result is None:
-            threading.Thread(target=lambda: self.index, daemon=True).start()
+        if self.probe_result is None and self.writable:
+            threading.Thread(target=self._open_quietly, daemon=True).start()
+
+    def _open_quietly(self) -> None:
+        try:
+            _ = self.index
+        except Exception as exc:  # the first search meets the same failure and falls back
+            log.info("kb.index_open_failed", error=str(exc)[:300])
+
+    @property
+    def writable(self) -> bool:
+        """False on a read-only store (a read-only mount, or no permission): it is read
+        from the log alone (embedded Chroma cannot open read-only), and nothing is recorded."""
+        return self.url is not None or os.access(self.path, os.W_OK)
 
     # -- the startup probe -------------------------------------------------------------
 
@@ -142,17 +159,29 @@ class KnowledgeBase:
 
     # -- writing -----------------------------------------------------------------------
 
-    def add_repairs(self, records: list[RepairRecord]) -> None:
-        if records:
-            with self.log.lock():
-                self.log.append(records)
-
-    def add_run(self, record: RunRecord) -> None:
-        """Append to the log (the record is safe from here on), then index it."""
+    def add_repairs(self, records: list[RepairRecord]) -> int:
+        """Append the repairs the log lacks (by `record_id`); returns how many were new."""
+        if not records:
+            return 0
         with self.log.lock():
+            known = {r.record_id for r in self.view.refresh().repairs}
+            new = [r for r in records if r.record_id not in known]
+            new = list({r.record_id: r for r in new}.values())
+            if new:
+                self.log.append(new)
+        return len(new)
+
+    def add_run(self, record: RunRecord) -> bool:
+        """Append to the log (the record is safe from here on), then index it; a run the
+        log already holds is not appended again. Returns whether it was new."""
+        with self.log.lock():
+            if record.run_id in self.view.refresh().runs:
+                log.info("kb.run_already_recorded", run_id=record.run_id)
+                return False
             self.log.append([record])
             self._index_new([record])
         log.info("kb.run_recorded", run_id=record.run_id, outcome=record.outcome)
+        return True
 
     def _index_new(self, records: list[RunRecord]) -> None:
         try:
@@ -245,9 +274,16 @@ class KnowledgeBase:
             ("sklearn", minor_version(versions.get("scikit-learn")) if versions else None))
             if value}
         try:
+            if not self.writable:
+                raise PermissionError(f"{self.path} is read-only")
             found = self._query_index(view, text, filters, k)
             unseen = self._unseen(view)
+            self.index_queries += 1
+        except PermissionError as exc:
+            log.info("kb.read_only", error=str(exc)[:300], fallback="log scan")
+            found, unseen = {}, list(view.runs.values())
         except Exception as exc:  # chromadb raises several internal types
+            self.index_failures += 1
             log.warning("kb.index_query_failed", error=str(exc)[:300], fallback="log scan")
             found, unseen = {}, list(view.runs.values())
         matching = [r for r in unseen if _matches(r, filters)]

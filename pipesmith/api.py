@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import secrets
 import sqlite3
 from collections.abc import Callable
@@ -65,11 +67,25 @@ def llm_config(settings: Settings):
 
 
 class RunInterrupted(KeyboardInterrupt):
-    """The run was interrupted; its last checkpoint is in run_dir, ready for resume()."""
+    """The run was interrupted (SIGINT, or SIGTERM: `signum`); its last checkpoint is in
+    run_dir, ready for resume(), and nothing of its sandbox jobs is left running."""
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, signum: int = 2) -> None:
         super().__init__(f"run interrupted; resume it from {run_dir}")
         self.run_dir = run_dir
+        self.signum = signum
+
+
+class OutOfSpace(RuntimeError):
+    """The disk under the run directory is full; the last checkpoint is intact, and the run
+    resumes once space is freed."""
+
+    def __init__(self, run_dir: Path, reason: str) -> None:
+        super().__init__(f"no space left on the disk of {run_dir} ({reason})")
+        self.run_dir = run_dir
+
+
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 
 
 def default_deps(settings: Settings, sandbox=None, kb=None, http_client=None):
@@ -89,7 +105,11 @@ def default_deps(settings: Settings, sandbox=None, kb=None, http_client=None):
     from pipesmith.sandbox.factory import sandbox_from_settings
 
     if kb is None and settings.use_kb and get_topology(settings.topology).uses_kb:
-        kb = KnowledgeBase.from_settings(settings)
+        try:
+            kb = KnowledgeBase.from_settings(settings)
+        except OSError as exc:  # degrade: run without it, and say so
+            log.warning("kb.unavailable", path=str(settings.kb_dir), error=str(exc)[:200],
+                        effect="this run neither reads nor records the knowledge base")
     sandbox = sandbox or sandbox_from_settings(settings)
     coder = Coder()
     if settings.fault_rate > 0:
@@ -203,6 +223,55 @@ def prepare_inputs(folder: Path, *, dataset: str | None = None, data: str | Path
     return inputs, tables.dev
 
 
+def check_out_dir(out: Path, what: str = "output directory") -> None:
+    """InputError unless `out` is (or can be made) an empty, writable directory; nothing
+    is created here."""
+    if out.exists():
+        if not out.is_dir():
+            raise InputError(f"{what} {out} is a file")
+        if any(out.iterdir()):
+            raise InputError(f"{what} {out} is not empty")
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise InputError(f"{what} {out} is not writable")
+        return
+    parent = out.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InputError(f"cannot create {what} {out}: {parent} is a file")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"cannot create {what} {out}: {parent} is not writable")
+
+
+def read_source(file: Path) -> str:
+    """The text of a user's Python file; InputError if it is missing, unreadable or not
+    UTF-8 (before anything is written)."""
+    if not file.is_file():
+        raise InputError(f"file not found: {file}")
+    try:
+        return file.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{file} is not UTF-8 text (byte {exc.start}): "
+                         "save it as UTF-8") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {file}: {exc.strerror or exc}") from None
+
+
+def _make_dirs(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create output directory {out}: {exc.strerror or exc}") from None
+
+
+def _sandbox(settings: Settings, deps):
+    """The run's sandbox, built before anything is written: without bubblewrap the local
+    backend refuses here (one line, exit 2)."""
+    from pipesmith.sandbox.factory import sandbox_from_settings
+
+    return None if deps is not None else sandbox_from_settings(settings)
+
+
 def new_run_id(source: str) -> str:
     stem = Path(source).stem.replace(" ", "_")[:24]
     return f"{datetime.now():%Y%m%d-%H%M%S}-{stem}-{secrets.token_hex(2)}"
@@ -216,7 +285,8 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
     """Run the whole graph on a dataset; bad input raises InputError before anything is written."""
     out, inputs, settings = start_run(
         dataset=dataset, data=data, target=target, task=task, metric=metric,
-        budget_s=budget_s, seed=seed, out=out, llm=llm, task_text=task_text, settings=settings)
+        budget_s=budget_s, seed=seed, out=out, llm=llm, task_text=task_text, settings=settings,
+        deps=deps)
     return _drive(out, {"inputs": inputs}, settings, deps, on_event)
 
 
@@ -245,7 +315,8 @@ def start_run(*, dataset: str | None = None, data: str | Path | None = None,
               budget_s: float | None = None, seed: int | None = None,
               out: str | Path | None = None, llm: str | None = None,
               task_text: str | None = None, drop_columns: list[str] | None = None,
-              families: list[str] | None = None, settings: Settings | None = None):
+              families: list[str] | None = None, settings: Settings | None = None,
+              deps=None):
     """Check the request and write the run directory (the prepared table and run.json):
     (out, RunInputs, settings), ready for the graph. InputError before anything is written."""
     settings = settings or Settings()
@@ -271,14 +342,14 @@ def start_run(*, dataset: str | None = None, data: str | Path | None = None,
         table = Table(table.frame.drop(columns=drop_columns), table.target, table.source)
     run_id = new_run_id(table.source)
     out = Path(out) if out is not None else settings.runs_dir / run_id
-    if out.exists() and any(out.iterdir()):
-        raise InputError(f"output directory {out} is not empty")
+    check_out_dir(out)
     inputs, tables = _resolve(table, task, metric, settings,
                               settings.budget_s if budget_s is None else budget_s,
                               settings.seed if seed is None else seed, out, run_id, task_text)
     inputs = inputs.model_copy(update={"dropped_columns": list(drop_columns or []),
                                        "families": list(families or [])})
-    out.mkdir(parents=True, exist_ok=True)
+    _sandbox(settings, deps)  # without bubblewrap: refused here, before anything is written
+    _make_dirs(out)
     tables.write(out)
     write_schema(out, tables.frame, inputs.target, inputs.task_type)
     (out / "run.json").write_text(json.dumps({
@@ -295,7 +366,10 @@ def resume(run_dir: str | Path, *, deps=None, on_event: Event | None = None) -> 
     saved = run_dir / "run.json"
     if not saved.exists():
         raise InputError(f"{run_dir} is not a pipesmith run directory (no run.json)")
-    settings = Settings(**json.loads(saved.read_text())["settings"])
+    try:
+        settings = Settings(**json.loads(saved.read_text())["settings"])
+    except (OSError, ValueError) as exc:  # unreadable, not JSON, or not our settings
+        raise InputError(f"cannot read {saved}: {str(exc).splitlines()[0][:200]}") from None
     return _drive(run_dir, None, settings, deps, on_event)
 
 
@@ -311,21 +385,45 @@ def advance(out: Path, graph_input, *, settings: Settings | None = None, deps=No
     """Run the graph of the run in `out` until it ends (the Report) or stops for plan
     approval (the plan, as the interrupt's payload: graph/approval.py).
     graph_input: {"inputs": ..., "approve_plan": bool} to start, None to resume after an
-    interruption, or Command(resume=answer) to answer the plan."""
+    interruption, or Command(resume=answer) to answer the plan.
+    Whatever the sandbox creates is tagged with the run; SIGTERM stops it like Ctrl-C."""
+    from pipesmith.sandbox.local import stop_all
+    from pipesmith.sandbox.owner import run_scope
+    from pipesmith.signals import sigterm_as_interrupt
+
+    saved = json.loads((out / "run.json").read_text())
+    settings = settings or Settings(**saved["settings"])
+    deps = deps or default_deps(settings, sandbox=_sandbox(settings, None))
+    run_id = saved["inputs"]["run_id"]
+    with run_scope(run_id), sigterm_as_interrupt():
+        try:
+            return _stream(out, run_id, graph_input, deps, on_event)
+        except KeyboardInterrupt as exc:
+            raise RunInterrupted(out, getattr(exc, "signum", 2)) from exc
+        except (OSError, sqlite3.OperationalError) as exc:
+            if getattr(exc, "errno", None) in NO_SPACE or "disk is full" in str(exc):
+                raise OutOfSpace(out, str(exc)[:200]) from exc
+            raise
+        finally:
+            stop_all()  # jobs another thread was running when the run stopped
+
+
+def _stream(out: Path, run_id: str, graph_input, deps, on_event: Event | None) -> Report | dict:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     from pipesmith.graph.builder import build_graph
     from pipesmith.graph.serde import serializer
 
-    saved = json.loads((out / "run.json").read_text())
-    settings = settings or Settings(**saved["settings"])
-    deps = deps or default_deps(settings)
-    config = {"configurable": {"thread_id": saved["inputs"]["run_id"]}}
+    config = {"configurable": {"thread_id": run_id}}
     with closing(sqlite3.connect(out / "checkpoints.sqlite", check_same_thread=False)) as conn:
         graph = build_graph(deps.topology, checkpointer=SqliteSaver(conn, serde=serializer()),
                             approval=True)
-        if graph_input is None and not graph.get_state(config).next:
+        saved = graph.get_state(config)
+        if graph_input is None and not saved.values:
+            graph_input = _first_input(out)  # stopped before its first checkpoint
+        elif graph_input is None and not (saved.next or saved.tasks):  # (tasks: done, unsaved)
             if (out / "report.json").exists():
+                _ensure_remembered(deps, graph.get_state(config).values)
                 return load_report(out / "report.json")
             raise InputError(f"{out} has no checkpoint to resume from")
         if deps.llm is not None and not isinstance(graph_input, dict):  # count what was spent
@@ -335,8 +433,6 @@ def advance(out: Path, graph_input, *, settings: Settings | None = None, deps=No
                                      durability="sync"):
                 if on_event is not None:
                     on_event(part)
-        except KeyboardInterrupt as exc:
-            raise RunInterrupted(out) from exc
         except Exception as exc:
             from pipesmith.agents.llm.gateway import LLMError
 
@@ -349,7 +445,34 @@ def advance(out: Path, graph_input, *, settings: Settings | None = None, deps=No
         return waiting[0]
     if state.next or not (out / "report.json").exists():
         raise RuntimeError(f"the run stopped before writing its report; resume it: {out}")
+    _ensure_remembered(deps, state.values)
     return load_report(out / "report.json")
+
+
+def _first_input(out: Path) -> dict:
+    """The graph's input, from run.json, for a run that never saved a checkpoint (stopped
+    at once by a full disk or a signal)."""
+    from pipesmith.agents.schemas import RunInputs
+
+    return {"inputs": RunInputs(**json.loads((out / "run.json").read_text())["inputs"])}
+
+
+def _ensure_remembered(deps, state) -> None:
+    """A finished run whose topology remembers is in the knowledge base: a run killed
+    between its report and the write, or whose write failed, is recorded now (writes are
+    idempotent). A knowledge base that cannot be written costs one warning, not the run."""
+    from pipesmith.graph.nodes import record_run
+    from pipesmith.graph.topologies import get_topology
+
+    if deps.kb is None or not get_topology(deps.topology).remember or not state.get("report_path"):
+        return
+    try:
+        if deps.kb.get(state["inputs"].run_id) is None:
+            record_run(deps.kb, state)
+    except OSError as exc:
+        log.warning("kb.not_recorded", path=str(deps.kb.path),
+                    reason=exc.strerror or str(exc)[:200],
+                    effect="the run succeeded; it is not in the knowledge base")
 
 
 def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | None = None,
@@ -358,32 +481,33 @@ def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | N
            settings: Settings | None = None, sandbox=None, on_event: Event | None = None):
     """Diagnose and repair a user's module or script; returns the RepairReport."""
     from pipesmith.repair_file import repair_file
-    from pipesmith.sandbox.local import LocalSandbox
 
     settings = settings or Settings()
     file = Path(file)
-    if not file.is_file():
-        raise InputError(f"file not found: {file}")
+    read_source(file)
     if rounds < 0:
         raise InputError("--rounds must be 0 or more")
     table = None if dataset is None and data is None else _load(dataset, data, target)
     run_id = new_run_id(file.stem)
     out = Path(out) if out is not None else settings.runs_dir / f"repair-{run_id}"
-    if out.exists() and any(out.iterdir()):
-        raise InputError(f"output directory {out} is not empty")
+    check_out_dir(out)
     inputs = tables = None
     if table is not None:
         inputs, tables = _resolve(table, task, metric, settings, settings.budget_s, seed, out,
                                   run_id, f"repair {file.name}")
-    out.mkdir(parents=True, exist_ok=True)
+    sandbox = sandbox or _sandbox(settings, None)
+    _make_dirs(out)
     if tables is not None:
         tables.write(out)
     kb = None
     if settings.use_kb:
         from pipesmith.knowledge_base.store import KnowledgeBase
 
-        kb = KnowledgeBase.from_settings(settings)
-    return repair_file(file.resolve(), out.resolve(), rounds, sandbox or LocalSandbox(), inputs,
+        try:
+            kb = KnowledgeBase.from_settings(settings)
+        except OSError as exc:
+            log.warning("kb.unavailable", path=str(settings.kb_dir), error=str(exc)[:200])
+    return repair_file(file.resolve(), out.resolve(), rounds, sandbox, inputs,
                        timeout_s=settings.run_timeout_s, on_event=on_event, kb=kb)
 
 
@@ -391,23 +515,32 @@ def validate(file: str | Path, *, dataset: str | None = None, data: str | Path |
              target: str | None = None, task: str | None = None, metric: str | None = None,
              seed: int = 0, settings: Settings | None = None, sandbox=None):
     """Static checks, and with data a smoke run and a resource prediction; nothing written."""
-    import tempfile
-
-    from pipesmith.knowledge_base.store import KnowledgeBase
-    from pipesmith.sandbox.local import LocalSandbox
+    from pipesmith.sandbox.owner import temporary_folder
     from pipesmith.validate_file import validate_file
 
     settings = settings or Settings()
     file = Path(file)
-    if not file.is_file():
-        raise InputError(f"file not found: {file}")
-    history = KnowledgeBase(settings.kb_dir).executions() if settings.use_kb else []
-    if dataset is None and data is None:
-        return validate_file(file, sandbox or LocalSandbox(), None, history)
-    table = _load(dataset, data, target)
-    with tempfile.TemporaryDirectory(prefix="pipesmith-validate-") as tmp:
-        out = Path(tmp)
+    read_source(file)
+    history = _history(settings)
+    table = None if dataset is None and data is None else _load(dataset, data, target)
+    sandbox = sandbox or _sandbox(settings, None)
+    if table is None:
+        return validate_file(file, sandbox, None, history)
+    with temporary_folder("validate") as out:
         inputs, tables = _resolve(table, task, metric, settings, settings.budget_s, seed, out,
                                   "validate", f"validate {file.name}")
         tables.write(out)
-        return validate_file(file, sandbox or LocalSandbox(), inputs, history)
+        return validate_file(file, sandbox, inputs, history)
+
+
+def _history(settings: Settings) -> list:
+    """Past executions for the resource predictor; none when the store cannot be read."""
+    if not settings.use_kb or not settings.kb_dir.exists():
+        return []
+    from pipesmith.knowledge_base.store import KnowledgeBase
+
+    try:
+        return KnowledgeBase(settings.kb_dir).executions()
+    except OSError as exc:
+        log.warning("kb.unavailable", path=str(settings.kb_dir), error=str(exc)[:200])
+        return []

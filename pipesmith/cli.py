@@ -4,6 +4,7 @@ kb (cli_kb.py) | sandbox (cli_sandbox.py) | eval | topologies (cli_eval.py) | ch
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -22,14 +23,50 @@ app.add_typer(sandbox_app, name="sandbox")
 err = Console(stderr=True)
 
 
+SANDBOX_HELP = ("Where generated code runs: local (bubblewrap; refuses to run without it), "
+                "docker, or unsafe-local (no bubblewrap: the host's files are visible to the "
+                "code) [default: settings.sandbox_backend].")
+
+
 @app.callback()
 def main(
+    ctx: typer.Context,
     log_json: Annotated[bool, typer.Option("--log-json", help="Machine-readable JSON logs on stderr.")] = False,
     log_level: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "warning",
 ) -> None:
+    """Every command first sweeps what a killed pipesmith left behind (sandbox/owner.py)
+    and handles SIGTERM like Ctrl-C."""
+    from pipesmith import signals
     from pipesmith.logs import configure_logging
+    from pipesmith.sandbox.owner import safe_sweep
 
     configure_logging(json_logs=log_json, level=log_level)
+    signals.install()
+    ctx.obj = {"sweep": safe_sweep()}
+
+
+def _sandbox_override(sandbox: str | None) -> dict:
+    from pipesmith.sandbox.factory import BACKENDS
+
+    if sandbox is None:
+        return {}
+    if sandbox not in BACKENDS:
+        _bad_input(InputError(f"unknown --sandbox {sandbox!r}: choose one of {', '.join(BACKENDS)}"))
+    return {"sandbox_backend": sandbox}
+
+
+@contextlib.contextmanager
+def exits_on_signal():
+    """Ctrl-C or SIGTERM during a command: its `finally` blocks have cleaned up; one line,
+    exit 130 or 143."""
+    from pipesmith.signals import exit_status
+
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        status = exit_status(exc)
+        err.print("terminated" if status == 143 else "interrupted", highlight=False)
+        raise typer.Exit(status) from None
 
 
 def _num(value: float | None) -> str:
@@ -60,8 +97,9 @@ def _bad_input(exc: InputError) -> None:
 def _with_progress(budget_s: float, quiet: bool, call, after=None) -> None:
     """Run `call(on_event)` with live progress, then `after(report)` if given; map the
     outcome to the exit code."""
-    from pipesmith.api import LLMRunError, RunInterrupted
+    from pipesmith.api import LLMRunError, OutOfSpace, RunInterrupted
     from pipesmith.progress import Progress
+    from pipesmith.signals import exit_status
 
     progress = None if quiet else Progress(budget_s, err)
     try:
@@ -69,8 +107,19 @@ def _with_progress(budget_s: float, quiet: bool, call, after=None) -> None:
     except InputError as exc:
         _bad_input(exc)
     except RunInterrupted as exc:
-        err.print(f"interrupted; continue with: pipesmith resume {exc.run_dir}", soft_wrap=True)
-        raise typer.Exit(130) from None
+        status = exit_status(exc)
+        what = "terminated (SIGTERM)" if status == 143 else "interrupted"
+        err.print(f"{what}; continue with: pipesmith resume {exc.run_dir}", soft_wrap=True,
+                  highlight=False)
+        raise typer.Exit(status) from None
+    except KeyboardInterrupt as exc:  # before the run had a directory: nothing to resume
+        status = exit_status(exc)
+        err.print("terminated" if status == 143 else "interrupted", highlight=False)
+        raise typer.Exit(status) from None
+    except OutOfSpace as exc:
+        err.print(f"[red]error:[/] {exc}; free some space, then continue with: "
+                  f"pipesmith resume {exc.run_dir}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
     except LLMRunError as exc:
         err.print(f"[red]error:[/] {exc}; the run is checkpointed, continue with: "
                   f"pipesmith resume {exc.run_dir}", highlight=False, soft_wrap=True)
@@ -113,6 +162,7 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
     backend: Annotated[str | None, typer.Option(help="Model library: sklearn, torch, tensorflow, or auto (adds a neural network where the data suits one and the library is installed) [default: sklearn].")] = None,
     mlflow_dir: Annotated[Path | None, typer.Option(help="Also log the run (params, metrics, attempts, model) to a local MLflow file store in this folder (the mlflow extra).")] = None,
+    sandbox: Annotated[str | None, typer.Option(help=SANDBOX_HELP)] = None,
 ) -> None:
     """Plan, write, check, run, repair and ensemble pipelines; write the report to --out."""
     from pipesmith.api import run as run_pipeline
@@ -121,6 +171,7 @@ def run(
 
     overrides = {"use_kb": not no_kb, "fault_rate": fault_rate, "topology": topology} | ({"kb_dir": kb} if kb else {})
     overrides |= {"backend": backend} if backend else {}
+    overrides |= _sandbox_override(sandbox)
     overrides |= {"test_size": test_size} if test_size is not None else {}
     try:
         overrides |= llm_overrides(llm=llm, model=model, base_url=base_url, cache=llm_cache,
@@ -157,8 +208,12 @@ def resume(
     from pipesmith.api import resume as resume_run
 
     budget = 0.0
-    if (run_dir / "run.json").exists():
-        budget = json.loads((run_dir / "run.json").read_text())["inputs"]["budget_s"]
+    try:
+        if (run_dir / "run.json").is_file():
+            budget = float(json.loads((run_dir / "run.json").read_text())["inputs"]["budget_s"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        _bad_input(InputError(f"{run_dir} is not a readable pipesmith run directory "
+                              f"(run.json: {str(exc)[:100]})"))
     _with_progress(budget, quiet, lambda progress: resume_run(run_dir, on_event=progress))
 
 
@@ -173,6 +228,7 @@ def repair(
     out: Annotated[Path | None, typer.Option(help="Output directory [default: runs/repair-<id>].")] = None,
     kb: Annotated[Path | None, typer.Option(help="Knowledge base whose past fixes go first, and which records these repairs.")] = None,
     no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
+    sandbox: Annotated[str | None, typer.Option(help=SANDBOX_HELP)] = None,
 ) -> None:
     """Run FILE in the sandbox, diagnose each failure and patch it, up to --rounds times.
 
@@ -182,7 +238,8 @@ def repair(
     from pipesmith.api import repair as repair_code
     from pipesmith.settings import Settings
 
-    settings = Settings(use_kb=not no_kb, **({"kb_dir": kb} if kb else {}))
+    settings = Settings(use_kb=not no_kb, **({"kb_dir": kb} if kb else {}),
+                        **_sandbox_override(sandbox))
 
     def show(event) -> None:
         a = event["attempt"]
@@ -192,8 +249,9 @@ def repair(
         err.print(f"{a.id}{via}: {a.status} — {what}", highlight=False, soft_wrap=True)
 
     try:
-        report = repair_code(file, dataset=dataset, data=data, target=target, task=task,
-                             rounds=rounds, out=out, settings=settings, on_event=show)
+        with exits_on_signal():
+            report = repair_code(file, dataset=dataset, data=data, target=target, task=task,
+                                 rounds=rounds, out=out, settings=settings, on_event=show)
     except InputError as exc:
         _bad_input(exc)
     where = report.repaired_file or "unchanged"
@@ -211,6 +269,7 @@ def validate(
     task: Annotated[str | None, typer.Option(help="classification, regression or clustering (inferred if omitted).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     kb: Annotated[Path | None, typer.Option(help="Knowledge base whose past runs calibrate the prediction.")] = None,
+    sandbox: Annotated[str | None, typer.Option(help=SANDBOX_HELP)] = None,
 ) -> None:
     """Check FILE before running it: syntax, imports, declared requirements, the installed
     libraries' API, the data's columns, security advisories; with data, a smoke run on a
@@ -219,10 +278,11 @@ def validate(
     from pipesmith.api import validate as validate_code
     from pipesmith.settings import Settings
 
-    settings = Settings(**({"kb_dir": kb} if kb else {}))
+    settings = Settings(**({"kb_dir": kb} if kb else {}), **_sandbox_override(sandbox))
     try:
-        report = validate_code(file, dataset=dataset, data=data, target=target, task=task,
-                               settings=settings)
+        with exits_on_signal():
+            report = validate_code(file, dataset=dataset, data=data, target=target, task=task,
+                                   settings=settings)
     except InputError as exc:
         _bad_input(exc)
     out = Console()
@@ -249,6 +309,7 @@ def validate(
     raise typer.Exit(0 if report.passed else 1)
 
 
+from pipesmith.cli_doctor import register as register_doctor  # noqa: E402
 from pipesmith.cli_eval import register as register_eval  # noqa: E402  (eval, topologies)
 from pipesmith.cli_export import register as register_export  # noqa: E402
 from pipesmith.cli_predict import register as register_predict  # noqa: E402
@@ -258,6 +319,7 @@ register_predict(app)
 register_eval(app)
 register_export(app)
 register_serve(app)
+register_doctor(app)
 
 from pipesmith.cli_chat import register as register_chat  # noqa: E402  (chat)
 

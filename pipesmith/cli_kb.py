@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 kb_app = typer.Typer(help="Inspect, search and maintain the knowledge base of past runs and "
                           "repairs (a record log, indexed by Chroma).", no_args_is_help=True)
@@ -37,8 +39,25 @@ def open_kb(kb: Path | None, kb_url: str | None):
 
 
 def fail(message: str) -> None:
-    err.print(f"[red]error:[/] {message}")
+    err.print(f"[red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
+
+
+def one_line_errors(command):
+    """A path that cannot be read or written, or a file that does not decode: one line,
+    exit 2, never a traceback."""
+
+    @functools.wraps(command)
+    def guarded(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except UnicodeDecodeError as exc:
+            fail(f"not UTF-8 text (byte {exc.start})")
+        except OSError as exc:
+            where = f" {exc.filename}" if exc.filename else ""
+            fail(f"cannot use{where}: {exc.strerror or exc}")
+
+    return guarded
 
 
 def emit(data) -> None:
@@ -46,6 +65,7 @@ def emit(data) -> None:
 
 
 @kb_app.command("stats")
+@one_line_errors
 def stats(kb: KbDir = None, kb_url: KbUrl = None, as_json: AsJson = False) -> None:
     """How many runs and repairs the knowledge base holds, by task type and outcome."""
     numbers = open_kb(kb, kb_url).stats()
@@ -60,6 +80,7 @@ def stats(kb: KbDir = None, kb_url: KbUrl = None, as_json: AsJson = False) -> No
 
 
 @kb_app.command("search")
+@one_line_errors
 def search(
     query: Annotated[str, typer.Argument(help="Free text: a task, a dataset description.")],
     task: Annotated[str | None, typer.Option(help="Only this task type.")] = None,
@@ -91,6 +112,7 @@ def search(
 
 
 @kb_app.command("show")
+@one_line_errors
 def show(
     run_id: Annotated[str, typer.Argument(help="A run id (or a unique prefix of one).")],
     kb: KbDir = None, kb_url: KbUrl = None, as_json: AsJson = False,
@@ -122,6 +144,7 @@ def show(
 
 
 @kb_app.command("rebuild")
+@one_line_errors
 def rebuild(kb: KbDir = None, kb_url: KbUrl = None, as_json: AsJson = False) -> None:
     """Drop the Chroma index and re-index every run of the record log."""
     count = open_kb(kb, kb_url).rebuild()
@@ -129,6 +152,7 @@ def rebuild(kb: KbDir = None, kb_url: KbUrl = None, as_json: AsJson = False) -> 
 
 
 @kb_app.command("export")
+@one_line_errors
 def export(
     path: Annotated[Path, typer.Argument(help="JSON-lines file to write.")],
     kb: KbDir = None, kb_url: KbUrl = None, as_json: AsJson = False,
@@ -142,6 +166,7 @@ def export(
 
 
 @kb_app.command("import")
+@one_line_errors
 def import_(
     path: Annotated[Path, typer.Argument(help="A JSON-lines file from `kb export`.")],
     kb: KbDir = None, kb_url: KbUrl = None, as_json: AsJson = False,
@@ -155,6 +180,7 @@ def import_(
 
 
 @kb_app.command("seed")
+@one_line_errors
 def seed(
     budget: Annotated[float, typer.Option(help="Seconds per dataset.")] = 60.0,
     candidates: Annotated[int, typer.Option(help="Candidates per dataset.")] = 2,
@@ -165,8 +191,6 @@ def seed(
 ) -> None:
     """Fill the knowledge base by running the offline pipeline over the bundled datasets,
     so a first LLM run already has examples. Datasets already recorded are skipped."""
-    import tempfile
-
     from pipesmith.api import run as run_pipeline
     from pipesmith.settings import Settings
 
@@ -182,7 +206,9 @@ def seed(
     store = open_kb(kb, kb_url)
     done = {(r.dataset, r.task_type) for r in store.records()}
     added, skipped = [], []
-    with tempfile.TemporaryDirectory(prefix="pipesmith-seed-") as tmp:
+    from pipesmith.sandbox.owner import temporary_folder
+
+    with temporary_folder("seed") as tmp:  # owner-tagged: swept if this process is killed
         settings = Settings(kb_dir=store.path, kb_url=store.url, runs_dir=Path(tmp),
                             max_candidates=candidates)
         for number, (dataset, task) in enumerate(wanted, 1):

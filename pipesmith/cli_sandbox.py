@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Annotated
 
@@ -24,7 +24,7 @@ def _fail(message: str) -> None:
 @sandbox_app.command("exec")
 def exec_file(
     file: Annotated[Path, typer.Argument(help="The Python file to run.")],
-    backend: Annotated[str | None, typer.Option(help="local or docker [default: settings.sandbox_backend].")] = None,
+    backend: Annotated[str | None, typer.Option("--backend", "--sandbox", help="local (bubblewrap; refuses without it), docker, or unsafe-local (no bubblewrap: the host's files are visible) [default: settings.sandbox_backend].")] = None,
     timeout: Annotated[float, typer.Option(help="Wall-clock limit in seconds.")] = 60.0,
     memory: Annotated[int | None, typer.Option(help="Memory limit in MB [default: settings.memory_mb].")] = None,
     disk: Annotated[int | None, typer.Option(help="Disk cap in MB [default: settings.disk_mb].")] = None,
@@ -34,29 +34,48 @@ def exec_file(
     """Copy FILE into a fresh workdir, run it there with the sandbox's limits and print what
     happened: status, exit code or signal, times, peak memory, output, files written.
     Exits 0 when the status is ok, 1 otherwise, 2 on bad input."""
+    from pipesmith.api import check_out_dir, read_source
+    from pipesmith.cli import exits_on_signal
+    from pipesmith.errors import InputError
     from pipesmith.sandbox.base import ExecJob
     from pipesmith.sandbox.factory import BACKENDS, make_sandbox
+    from pipesmith.sandbox.owner import mkdtemp
     from pipesmith.settings import Settings
 
-    if not file.is_file():
-        _fail(f"file not found: {file}")
     settings = Settings()
     chosen = backend or settings.sandbox_backend
-    if chosen not in BACKENDS:
-        _fail(f"unknown backend {chosen!r}: choose one of {', '.join(BACKENDS)}")
-    if timeout <= 0:
-        _fail("--timeout must be positive")
-    temporary = workdir is None
-    folder = Path(tempfile.mkdtemp(prefix="pipesmith-exec-")) if temporary else workdir
-    folder.mkdir(parents=True, exist_ok=True)
     try:
-        shutil.copy(file, folder / file.name)
+        read_source(file)
+        if chosen not in BACKENDS:
+            raise InputError(f"unknown backend {chosen!r}: choose one of {', '.join(BACKENDS)}")
+        if timeout <= 0:
+            raise InputError("--timeout must be positive")
+        for name, value in (("--memory", memory), ("--disk", disk)):
+            if value is not None and value <= 0:
+                raise InputError(f"{name} must be a positive number of MB")
+        if workdir is not None and not workdir.is_dir():
+            check_out_dir(workdir, "--workdir")  # it can be created (an existing one may hold files)
+        elif workdir is not None and not os.access(workdir, os.W_OK | os.X_OK):
+            raise InputError(f"--workdir {workdir} is not writable")
         sandbox = make_sandbox(chosen, settings.docker_image, settings.docker_host,
                                settings.docker_host_runtime)
-        result = sandbox.run(ExecJob(
-            command=[sys.executable, file.name], workdir=folder, timeout_s=timeout,
-            cpu_time_s=timeout, memory_mb=memory or settings.memory_mb,
-            disk_mb=disk or settings.disk_mb))
+    except InputError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot use --workdir {workdir}: {exc.strerror or exc}")
+    temporary = workdir is None
+    try:
+        folder = mkdtemp("exec") if temporary else workdir
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _fail(f"cannot create the workdir {workdir}: {exc.strerror or exc}")
+    try:
+        with exits_on_signal():
+            shutil.copy(file, folder / file.name)
+            result = sandbox.run(ExecJob(
+                command=[sys.executable, file.name], workdir=folder, timeout_s=timeout,
+                cpu_time_s=timeout, memory_mb=memory or settings.memory_mb,
+                disk_mb=disk or settings.disk_mb))
     finally:
         if temporary:
             shutil.rmtree(folder, ignore_errors=True)

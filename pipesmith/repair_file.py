@@ -156,7 +156,7 @@ def _repair_records(run_id: str, path: Path, attempts: list[RepairAttempt],
         same = after.diagnosis is not None and \
             after.diagnosis.signature == before.diagnosis.signature
         records.append(RepairRecord(
-            run_id=run_id, signature=before.diagnosis.signature,
+            run_id=run_id, attempt=after.id, signature=before.diagnosis.signature,
             taxonomy=f"{before.diagnosis.taxonomy_class}.{before.diagnosis.subclass}",
             action=after.repair_action, fixed=not same, succeeded=after.diagnosis is None,
             diff="".join(difflib.unified_diff(code_before.splitlines(keepends=True),

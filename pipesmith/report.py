@@ -311,7 +311,7 @@ def repair_records(report: Report, state: RunState) -> list[RepairRecord]:
         same_error = child.diagnosis is not None and \
             child.diagnosis.signature == parent.diagnosis.signature
         records.append(RepairRecord(
-            run_id=report.run_id, signature=parent.diagnosis.signature,
+            run_id=report.run_id, attempt=child.id, signature=parent.diagnosis.signature,
             taxonomy=f"{parent.diagnosis.taxonomy_class}.{parent.diagnosis.subclass}",
             action=child.repair_action or "", fixed=child.succeeded or not same_error,
             succeeded=child.succeeded,

@@ -35,7 +35,7 @@ class Settings(BaseSettings):
     backend: str = "sklearn"  # sklearn, torch, tensorflow or auto (see docs/backends.md)
     fault_rate: float = 0.0  # inject a realistic fault into this share of drafts (research)
     # --- sandbox (docs/sandbox.md) ---
-    sandbox_backend: Literal["local", "docker"] = "local"
+    sandbox_backend: Literal["local", "docker", "unsafe-local"] = "local"  # unsafe: no bwrap
     docker_image: str = "pipesmith-sandbox:host-runtime"  # built by .ci/docker-engine.sh image
     docker_host: str | None = None  # e.g. unix:///tmp/pipesmith-docker/docker.sock; DOCKER_HOST
     docker_host_runtime: bool = True  # bind the host's Python read-only into a minimal image

@@ -7,7 +7,6 @@ resource prediction for the full run. Nothing is repaired and no run directory i
 from __future__ import annotations
 
 import ast
-import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -21,6 +20,7 @@ from pipesmith.agents.resources import ResourcePrediction, predict, sized_from_c
 from pipesmith.agents.schemas import Candidate, CandidateSpec, Diagnosis, Issue, RunInputs
 from pipesmith.repair_file import is_module
 from pipesmith.sandbox.base import Sandbox
+from pipesmith.sandbox.owner import temporary_folder
 
 
 class SmokeOutcome(BaseModel):
@@ -73,8 +73,8 @@ def validate_file(path: Path, sandbox: Sandbox, inputs: RunInputs | None,
     smoke = prediction = None
     if mode == "module" and inputs is not None and not blocking(issues):
         candidate = Candidate(id="validate", name=path.stem, phase="draft", code=code)
-        with tempfile.TemporaryDirectory(prefix="pipesmith-smoke-") as workdir:
-            result, _ = Executor(sandbox).smoke(candidate, inputs, Path(workdir))
+        with temporary_folder("smoke") as workdir:  # owner-tagged: swept if killed
+            result, _ = Executor(sandbox).smoke(candidate, inputs, workdir)
         smoke = SmokeOutcome(
             status=result.status, rows=min(inputs.smoke_rows, profile.n_rows),
             wall_s=result.wall_s, peak_mem_mb=result.peak_mem_mb,

@@ -40,10 +40,14 @@ def _system_mounts() -> list[str]:
 
 
 def bwrap_command(command: list[str], workdir: Path, writable_source: Path,
-                  read_paths: tuple[Path, ...] | list[Path]) -> list[str]:
-    """`writable_source` is bound at `workdir` (the workdir itself, or its size-capped copy)."""
+                  read_paths: tuple[Path, ...] | list[Path],
+                  seccomp_fd: int | None = None) -> list[str]:
+    """`writable_source` is bound at `workdir` (the workdir itself, or its size-capped copy);
+    `seccomp_fd`: a readable fd holding the filter (sandbox/seccomp.py)."""
     args = ["bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL",
             "--hostname", "sandbox"]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     args += _system_mounts()
     for path in runtime_read_paths():
         args += ["--ro-bind", str(path), str(path)]

@@ -19,6 +19,8 @@ import time
 import uuid
 from pathlib import Path
 
+from pipesmith.sandbox.owner import tag
+
 ROOT = Path("/sys/fs/cgroup")
 
 
@@ -28,8 +30,9 @@ def writable(controller: str) -> bool:
 
 
 def new_name() -> str:
-    """One name for a run's groups under every controller (Docker's cgroup_parent takes one)."""
-    return f"pipesmith-{uuid.uuid4().hex[:12]}"
+    """One name for a run's groups under every controller (Docker's cgroup_parent takes one),
+    tagged with the supervisor and the run (sandbox/owner.py sweeps a dead owner's groups)."""
+    return f"pipesmith-{tag()}-{uuid.uuid4().hex[:8]}"
 
 
 class Cgroup:
@@ -73,6 +76,8 @@ class Cgroup:
                     if child.is_dir():
                         child.rmdir()
                 self.path.rmdir()
+                return
+            except FileNotFoundError:
                 return
             except OSError:
                 time.sleep(0.02)

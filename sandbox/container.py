@@ -127,6 +127,11 @@ class DockerSandbox:
                 outcome = self._supervise(client, job, workdir, source, groups)
         except OSError as exc:
             outcome = Outcome(infra=f"could not prepare the workdir: {exc}")
+        except BaseException:  # interrupted (SIGINT, SIGTERM): leave no cgroup behind
+            if groups is not None:
+                groups.kill_all()
+                groups.remove()
+            raise
         outcome.settle(groups, scratch)
         if not outcome.pids_exhausted and outcome.stderr is not None and not outcome.infra:
             tail = outcome.stderr.text()[-4000:]

@@ -1,18 +1,23 @@
-"""Build the sandbox a run asks for: `sandbox_backend` = local | docker (settings)."""
+"""Build the sandbox a run asks for: `sandbox_backend` = local | docker | unsafe-local.
+
+`local` refuses to run anything where bubblewrap is missing (SandboxUnavailable, an
+InputError: one line, exit 2); `unsafe-local` is the explicit opt-in to run generated code
+without it (the host filesystem is visible to the job), named for what it is.
+"""
 
 from __future__ import annotations
 
 from pipesmith.sandbox.base import Sandbox
 
-BACKENDS = ("local", "docker")
+BACKENDS = ("local", "docker", "unsafe-local")
 
 
 def make_sandbox(backend: str = "local", docker_image: str | None = None,
                  docker_host: str | None = None, docker_host_runtime: bool = True) -> Sandbox:
-    if backend == "local":
+    if backend in ("local", "unsafe-local"):
         from pipesmith.sandbox.local import LocalSandbox
 
-        return LocalSandbox()
+        return LocalSandbox(allow_unsafe=backend == "unsafe-local")
     if backend == "docker":
         from pipesmith.sandbox.container import DEFAULT_IMAGE, DockerSandbox
 

@@ -5,11 +5,16 @@ Layers, each used where available and reported where not:
   UTS namespaces, all capabilities dropped, a read-only view of the host runtime, no
   home, the workdir the only writable place; the job's /proc shows only its own
   processes, and when the job exits every process it left behind dies with the namespace.
-  Without bwrap: `unshare --net` (no network, but the host filesystem stays visible).
+  Without bwrap the backend refuses to run anything (SandboxUnavailable: one line, exit 2)
+  unless the caller opted in with `allow_unsafe` (`--sandbox unsafe-local`): then
+  `unshare --net` (no network, but the host filesystem stays visible).
 - cgroups (v1, root): a pids limit (fork bombs) and a memory limit (real resident memory);
   the pids group also finds and kills every straggler, however it detached itself.
   Without them: RLIMIT_AS with a 2 GB floor (lower breaks torch/TensorFlow imports).
 - a size-capped tmpfs standing in for the workdir (root); otherwise RLIMIT_FSIZE per file.
+- the job dies with its supervisor: bwrap's --die-with-parent, PR_SET_PDEATHSIG on the
+  child in every mode, the pids cgroup killed as a whole; what a SIGKILLed supervisor
+  leaves is tagged with its owner and swept by the next command (sandbox/owner.py).
 - rlimits for CPU time (SIGXCPU) and file size; a new process group; a wall-clock
   timeout that sends SIGTERM to the job, then SIGKILL to everything after a grace period.
 - an allow-listed environment (no API keys or tokens; HOME is the workdir).
@@ -19,6 +24,9 @@ Output travels through pipes into capped buffers, never onto the host disk.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
+import functools
 import os
 import resource
 import select
@@ -31,6 +39,7 @@ from typing import Literal
 
 import structlog
 
+from pipesmith.errors import InputError
 from pipesmith.sandbox.base import ExecJob, ExecResult
 from pipesmith.sandbox.bwrap import bwrap_available, bwrap_command
 from pipesmith.sandbox.capture import PipeReader, open_pipe
@@ -38,12 +47,35 @@ from pipesmith.sandbox.cgroups import RunGroups, writable
 from pipesmith.sandbox.outcome import Outcome, files_changed, snapshot
 from pipesmith.sandbox.runtime import job_environment
 from pipesmith.sandbox.scratch import ScratchDisk, tmpfs_available
+from pipesmith.sandbox.seccomp import filter_fd, seccomp_available
 
 log = structlog.get_logger(__name__)
 
 Isolation = Literal["bwrap", "unshare", "none"]
+PR_SET_PDEATHSIG = 1
+NO_BWRAP = ("bubblewrap is not installed, so pipesmith will not run generated code: "
+            "install it (apt-get install bubblewrap), or use --sandbox docker, or accept "
+            "running it unisolated with --sandbox unsafe-local")
+
+
+class SandboxUnavailable(InputError):
+    """The local backend cannot isolate a job here and the user did not opt out."""
 RLIMIT_AS_FLOOR_MB = 2048  # lower breaks torch and TensorFlow imports
 WRAPPERS = ("bwrap", "unshare")
+LAUNCH_TOOLS = ("sh", "setpriv")  # else a Python preexec_fn does the same, more slowly
+JOIN_FAILED = "pipesmith-sandbox: could not set up the job"
+# Arguments: CPU soft and hard seconds, file-size blocks, address-space KiB ("-": none),
+# the cgroup.procs files to join, "--", the command. $$ is the shell, which becomes the
+# job by exec, so every process of the job starts inside the groups and under the limits.
+LAUNCH_SCRIPT = (
+    'c=$1 h=$2 f=$3 v=$4; shift 4; '
+    f'fail() {{ echo "{JOIN_FAILED}: $1" >&2; exit 125; }}; '
+    'for g do [ "$g" = -- ] && break; { echo $$ > "$g"; } 2>/dev/null || fail "$g"; shift; '
+    'done; shift; '
+    '[ "$c" = - ] || { ulimit -S -t "$c" && ulimit -H -t "$h"; } || fail "ulimit -t"; '
+    '[ "$f" = - ] || ulimit -f "$f" || fail "ulimit -f"; '
+    '[ "$v" = - ] || ulimit -v "$v" || fail "ulimit -v"; '
+    'exec "$@"')
 
 
 def network_namespace_available() -> bool:
@@ -69,8 +101,10 @@ class LocalSandbox:
     name = "local"
 
     def __init__(self, isolation: Isolation | None = None, poll_s: float = 0.02,
-                 cap_disk: bool | None = None) -> None:
+                 cap_disk: bool | None = None, allow_unsafe: bool = False) -> None:
         self.isolation: Isolation = isolation or best_isolation()
+        if self.isolation != "bwrap" and not allow_unsafe:
+            raise SandboxUnavailable(NO_BWRAP)
         if self.isolation != "bwrap":
             log.warning("sandbox.weak_isolation", isolation=self.isolation,
                         missing="bubblewrap: the host filesystem is visible to the job")
@@ -84,9 +118,13 @@ class LocalSandbox:
         if not self.cap_disk:
             log.warning("sandbox.no_disk_cap", fallback="RLIMIT_FSIZE (per file)")
         self.poll_s = poll_s
+        self.seccomp = self.isolation == "bwrap" and seccomp_available()
+        self.exec_launch = all(shutil.which(tool) for tool in LAUNCH_TOOLS)
+        _libc()  # loaded here, never first in a forked child
 
     def _preexec(self, job: ExecJob, groups: RunGroups | None):
         def apply() -> None:
+            _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the supervisor
             if groups is not None:
                 groups.join()
             if job.cpu_time_s is not None:
@@ -101,9 +139,30 @@ class LocalSandbox:
 
         return apply
 
-    def _command(self, job: ExecJob, workdir: Path, writable_source: Path) -> list[str]:
+    def _launcher(self, job: ExecJob, groups: RunGroups | None) -> list[str]:
+        """What `_preexec` does, without running Python in a forked child (so subprocess
+        can vfork: a large supervisor starts jobs quickly): one POSIX shell joins the
+        cgroups and sets the rlimits, then becomes the job by exec. Without bwrap (whose
+        --die-with-parent does it) setpriv sets the parent-death signal."""
+        joins = [str(group.path / "cgroup.procs") for group in groups.groups] if groups else []
+        cpu = hard = fsize = address = "-"
+        if job.cpu_time_s is not None:
+            seconds = max(1, int(job.cpu_time_s))
+            cpu, hard = str(seconds), str(seconds + 5)
+        if job.disk_mb is not None:
+            fsize = str(job.disk_mb << 11)  # 512-byte blocks (POSIX ulimit -f)
+        if job.memory_mb is not None and not self.limit_memory:
+            address = str(max(job.memory_mb, RLIMIT_AS_FLOOR_MB) << 10)  # KiB
+        chain = ["sh", "-c", LAUNCH_SCRIPT, "sh", cpu, hard, fsize, address, *joins, "--"]
+        if self.isolation != "bwrap":
+            chain += ["setpriv", "--pdeathsig", "KILL", "--"]
+        return chain
+
+    def _command(self, job: ExecJob, workdir: Path, writable_source: Path,
+                 seccomp_fd: int | None = None) -> list[str]:
         if self.isolation == "bwrap":
-            return bwrap_command(job.command, workdir, writable_source, job.read_paths)
+            return bwrap_command(job.command, workdir, writable_source, job.read_paths,
+                                 seccomp_fd)
         if self.isolation == "unshare":
             return ["unshare", "--net", *job.command]
         return list(job.command)
@@ -112,25 +171,37 @@ class LocalSandbox:
         workdir = job.workdir.resolve()
         (workdir / "tmp").mkdir(parents=True, exist_ok=True)
         before = snapshot(workdir)
+        tmpfs = bool(self.cap_disk and job.disk_mb and self.isolation == "bwrap")
+        memory_mb = job.memory_mb
+        if tmpfs and memory_mb:  # the tmpfs's pages are charged here too: not to the job's share
+            memory_mb += job.disk_mb
         try:
-            groups = RunGroups(job.max_pids, job.memory_mb) if self.limit_pids else None
+            groups = RunGroups(job.max_pids, memory_mb) if self.limit_pids else None
         except OSError as exc:
             return ExecResult(status="infra", backend=self.name,
                               detail=f"could not set up the cgroups: {exc}")
-        scratch = (ScratchDisk(workdir, job.disk_mb)
-                   if self.cap_disk and job.disk_mb and self.isolation == "bwrap" else None)
+        scratch = ScratchDisk(workdir, job.disk_mb) if tmpfs else None
         try:
             with scratch or contextlib.nullcontext():
                 outcome = self._supervise(job, workdir, scratch.path if scratch else workdir,
                                           groups)
         except OSError as exc:
             outcome = Outcome(infra=f"could not prepare the workdir: {exc}")
+        except BaseException:  # interrupted (SIGINT, SIGTERM): leave no cgroup behind
+            if groups is not None:
+                groups.kill_all()
+                groups.remove()
+            raise
         outcome.settle(groups, scratch)
         return outcome.result(self.name, files_changed(workdir, before))
 
     def _supervise(self, job: ExecJob, workdir: Path, writable_source: Path,
                    groups: RunGroups | None) -> Outcome:
-        command = self._command(job, workdir, writable_source)
+        seccomp_fd = filter_fd() if self.seccomp else None
+        command = self._command(job, workdir, writable_source, seccomp_fd)
+        preexec = self._preexec(job, groups)
+        if self.exec_launch:
+            command, preexec = self._launcher(job, groups) + command, None
         out_r, out_w = open_pipe()
         err_r, err_w = open_pipe()
         started = time.monotonic()
@@ -138,28 +209,39 @@ class LocalSandbox:
             proc = subprocess.Popen(
                 command, cwd=writable_source, env=job_environment(job),
                 stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w, start_new_session=True,
-                preexec_fn=self._preexec(job, groups),
+                preexec_fn=preexec,
+                pass_fds=() if seccomp_fd is None else (seccomp_fd,),
             )
         except (OSError, subprocess.SubprocessError) as exc:
             for fd in (out_r, out_w, err_r, err_w):
                 os.close(fd)
             return Outcome(infra=f"could not start the job: {exc}")
+        finally:
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
         os.close(out_w)
         os.close(err_w)
         readers = PipeReader(out_r, job.output_cap_bytes), PipeReader(err_r, job.output_cap_bytes)
         outcome = Outcome(wrapped=self.isolation == "bwrap")
+        _RUNNING[proc.pid] = groups
         try:
             status, usage = self._wait(proc, started + job.timeout_s)
             if status is None:
                 outcome.timed_out = True
                 status, usage, outcome.ignored_sigterm = self._terminate(proc, job.kill_grace_s)
         finally:
+            _RUNNING.pop(proc.pid, None)
             _kill_group(proc.pid, signal.SIGKILL)  # stragglers left in the process group
             if groups is not None:
                 groups.kill_all()  # and those that left it
+            if proc.returncode is None:  # interrupted before it was reaped
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(proc.pid, 0)
         outcome.wall_s = time.monotonic() - started
         outcome.set_status(status, usage)
         outcome.stdout, outcome.stderr = (reader.finish() for reader in readers)
+        if outcome.exit_code == 125 and JOIN_FAILED in outcome.stderr.text():
+            outcome.infra = outcome.stderr.text().strip()[:300]
         return outcome
 
     def _wait(self, proc: subprocess.Popen, deadline: float):
@@ -188,6 +270,25 @@ class LocalSandbox:
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         return status, usage, True
+
+
+_RUNNING: dict[int, RunGroups | None] = {}  # process group -> cgroups, of jobs running now
+
+
+def stop_all() -> int:
+    """SIGKILL every job this process is running (from any thread), and their cgroups;
+    for the supervisor's own exit paths. Returns how many jobs were stopped."""
+    running = list(_RUNNING.items())
+    for pgid, groups in running:
+        _kill_group(pgid, signal.SIGKILL)
+        if groups is not None:
+            groups.kill_all()
+    return len(running)
+
+
+@functools.cache
+def _libc():
+    return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 
 
 def _sleep(seconds: float) -> None:

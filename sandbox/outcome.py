@@ -26,6 +26,7 @@ class Outcome:
     ignored_sigterm: bool = False
     oom_killed: bool = False
     pids_exhausted: bool = False
+    disk_full: bool = False  # the size-capped workdir was full when the job ended
     exit_code: int | None = None
     signal: int | None = None
     wall_s: float = 0.0
@@ -57,6 +58,8 @@ class Outcome:
         if groups is not None:
             groups.observe(self)
             groups.remove()
+        if scratch is not None and scratch.full:
+            self.disk_full = True
         if scratch is not None and scratch.copy_errors:
             self.notes.append(f"not copied back: {'; '.join(scratch.copy_errors[:3])}")
 
@@ -86,6 +89,8 @@ def classify(outcome: Outcome, stderr: str) -> ExecStatus:
         return "infra"
     failed = outcome.signal is not None or outcome.exit_code != 0
     tail = stderr[-TAIL:]
+    if failed and outcome.disk_full:  # tmpfs pages count as memory: the cap is the cause
+        return "disk_full"
     if failed and outcome.oom_killed:
         return "oom"
     if failed and outcome.pids_exhausted:

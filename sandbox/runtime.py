@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from pipesmith.sandbox.base import ExecJob
+from pipesmith.sandbox.owner import OWNER_ENV, owner
 
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "TZ")  # never keys, tokens or the user's HOME
 SAFE_ENV = {
@@ -37,6 +38,7 @@ def job_environment(job: ExecJob, home: Path | None = None) -> dict[str, str]:
     env.update(HOME=str(home), TMPDIR=str(home / "tmp"), JOBLIB_TEMP_FOLDER=str(home / "tmp"),
                MPLCONFIGDIR=str(home / "tmp"))
     env.update(job.env)
+    env[OWNER_ENV] = owner()  # so a sweep finds the job's processes if this supervisor dies
     return env
 
 

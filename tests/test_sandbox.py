@@ -117,7 +117,7 @@ def test_unshare_fallback_still_runs_without_network(tmp_path, python):
 
     if not network_namespace_available():
         pytest.skip("network namespaces unavailable here")
-    fallback = LocalSandbox(isolation="unshare")
+    fallback = LocalSandbox(isolation="unshare", allow_unsafe=True)
     code = ("import socket\nprint(sorted(n for _, n in socket.if_nameindex()))\n"
             "open('out.txt', 'w').write('x')\n")
     result = fallback.run(job(tmp_path, python, code))
@@ -135,3 +135,46 @@ def test_cgroup_setup_failure_is_infra(sandbox, tmp_path, python, monkeypatch):
     monkeypatch.setattr(cgroups, "new_name", lambda: "no-such-parent/pipesmith-test")
     result = sandbox.run(job(tmp_path, python, "print('never')"))
     assert result.status == "infra" and "cgroups" in result.detail
+
+
+def test_filling_the_disk_cap_is_disk_full_not_oom(sandbox, tmp_path, python):
+    """The size-capped workdir is a tmpfs whose pages count as the job's memory: a job that
+    fills it is `disk_full` (the memory limit leaves room for the cap), never `oom`."""
+    if not (sandbox.cap_disk and sandbox.limit_memory):
+        pytest.skip("needs the tmpfs disk cap and the memory cgroup (root)")
+    code = ("chunk = b'x' * (8 << 20)\n"
+            "with open('big', 'wb') as out:\n"
+            "    while True:\n"
+            "        out.write(chunk)\n")
+    result = sandbox.run(job(tmp_path, python, code, memory_mb=128, disk_mb=192, timeout_s=60))
+    assert result.status == "disk_full", (result.status, result.stderr[-300:])
+    small = sandbox.run(job(tmp_path, python, "print(len(bytearray(64 << 20)))",
+                            memory_mb=128, disk_mb=192))
+    assert small.status == "ok"  # the job keeps its own memory allowance
+
+
+def test_seccomp_denies_kernel_attack_surface(sandbox, tmp_path, python):
+    """ptrace(TRACEME) would succeed without the filter; the rest are denied too."""
+    if not sandbox.seccomp:
+        pytest.skip("the seccomp filter is x86_64 only")
+    code = (
+        "import ctypes, socket\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "def errno(result):\n"
+        "    return ctypes.get_errno() if result == -1 else 0\n"
+        "found = {'ptrace': errno(libc.ptrace(0, 0, 0, 0)),\n"
+        "         'keyctl': errno(libc.syscall(250, 0, 0, 0, 0)),\n"
+        "         'bpf': errno(libc.syscall(321, 0, 0, 0)),\n"
+        "         'unshare': errno(libc.unshare(0x40000000))}\n"
+        "try:\n"
+        "    socket.socket(socket.AF_INET, socket.SOCK_RAW, 1)\n"
+        "    found['raw'] = 0\n"
+        "except OSError as exc:\n"
+        "    found['raw'] = exc.errno\n"
+        "socket.socket().close()  # ordinary sockets still work\n"
+        "print(found)\n"
+    )
+    result = sandbox.run(job(tmp_path, python, code))
+    assert result.status == "ok", result.stderr
+    assert result.stdout.strip() == str({"ptrace": 1, "keyctl": 1, "bpf": 1, "unshare": 1,
+                                         "raw": 1})

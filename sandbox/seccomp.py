@@ -1,0 +1,110 @@
+"""A seccomp filter for the local backend, hand-assembled classic BPF (no libseccomp).
+
+bubblewrap installs it (`--seccomp FD`) just before it executes the job, so every process
+of the job inherits it. Denied calls fail with EPERM (a library probing for a feature
+degrades instead of dying): process inspection (`ptrace`, `process_vm_*`), mounts and
+namespaces, kernel keyrings, `bpf`, `perf_event_open`, `userfaultfd`, module and kexec
+loading, reboot, swap, quotas, accounting, `open_by_handle_at`, and raw and packet
+IP sockets. The x32 ABI (another way in to the same calls) is denied whole; a foreign
+architecture's system calls kill the process.
+
+x86_64 only (the numbers are the architecture's); elsewhere `seccomp_available()` is False
+and the job runs without a filter (`pipesmith doctor` says so).
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import os
+import platform
+import struct
+
+AUDIT_ARCH_X86_64 = 0xC000003E
+X32_BIT = 0x40000000
+RET_ALLOW = 0x7FFF0000
+RET_KILL_PROCESS = 0x80000000
+RET_EPERM = 0x00050000 | errno.EPERM
+LD_ABS_W, JEQ_K, JGE_K, AND_K, RET_K = 0x20, 0x15, 0x35, 0x54, 0x06
+NR, ARCH, ARG0, ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (low 32 bits of args)
+AF_INET, AF_INET6, AF_PACKET, SOCK_RAW, SOCKET = 2, 10, 17, 3, 41
+
+DENIED = {  # x86_64 system call numbers
+    "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
+    "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "unshare": 272,
+    "setns": 308, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431,
+    "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+    "add_key": 248, "request_key": 249, "keyctl": 250, "bpf": 321, "perf_event_open": 298,
+    "userfaultfd": 323, "init_module": 175, "finit_module": 313, "delete_module": 176,
+    "kexec_load": 246, "kexec_file_load": 320, "reboot": 169, "swapon": 167, "swapoff": 168,
+    "quotactl": 179, "acct": 163, "open_by_handle_at": 304, "iopl": 172, "ioperm": 173,
+}
+
+
+def seccomp_available() -> bool:
+    return platform.machine() in ("x86_64", "AMD64")
+
+
+def _assemble(program: list[tuple]) -> bytes:
+    """(code, label-or-0, label-or-0, k) with string labels resolved to relative jumps;
+    ("label", name) entries mark targets."""
+    labels, index = {}, 0
+    for entry in program:
+        if entry[0] == "label":
+            labels[entry[1]] = index
+        else:
+            index += 1
+    out, index = [], 0
+    for entry in program:
+        if entry[0] == "label":
+            continue
+        code, jt, jf, k = entry
+        jt = labels[jt] - index - 1 if isinstance(jt, str) else jt
+        jf = labels[jf] - index - 1 if isinstance(jf, str) else jf
+        out.append(struct.pack("<HBBI", code, jt, jf, k))
+        index += 1
+    return b"".join(out)
+
+
+@functools.cache
+def filter_program() -> bytes:
+    """The filter as struct sock_filter[] bytes, as `bwrap --seccomp` reads it."""
+    program: list[tuple] = [
+        (LD_ABS_W, 0, 0, ARCH),
+        (JEQ_K, 1, 0, AUDIT_ARCH_X86_64),
+        (RET_K, 0, 0, RET_KILL_PROCESS),
+        (LD_ABS_W, 0, 0, NR),
+        (JGE_K, "deny", 0, X32_BIT),
+        (JEQ_K, "socket", 0, SOCKET),
+    ]
+    program += [(JEQ_K, "deny", 0, number) for number in sorted(DENIED.values())]
+    program += [
+        (RET_K, 0, 0, RET_ALLOW),
+        ("label", "socket"),  # packet sockets, and raw IPv4/IPv6 (netlink stays usable)
+        (LD_ABS_W, 0, 0, ARG0),
+        (JEQ_K, "deny", 0, AF_PACKET),
+        (JEQ_K, "inet", 0, AF_INET),
+        (JEQ_K, "inet", 0, AF_INET6),
+        (RET_K, 0, 0, RET_ALLOW),
+        ("label", "inet"),
+        (LD_ABS_W, 0, 0, ARG1),
+        (AND_K, 0, 0, 0xF),  # the type without SOCK_NONBLOCK / SOCK_CLOEXEC
+        (JEQ_K, "deny", 0, SOCK_RAW),
+        (RET_K, 0, 0, RET_ALLOW),
+        ("label", "deny"),
+        (RET_K, 0, 0, RET_EPERM),
+    ]
+    return _assemble(program)
+
+
+def filter_fd() -> int:
+    """A fresh readable fd holding the program (bwrap reads it to the end, once per run);
+    the caller passes it to the child and closes it after the start."""
+    fd = os.memfd_create("pipesmith-seccomp", 0)
+    try:
+        os.write(fd, filter_program())
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
