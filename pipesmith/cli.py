@@ -172,6 +172,7 @@ def repair(
     where = report.repaired_file or "unchanged"
     Console().print(f"{report.status} after {report.rounds_used} round(s): {where}",
                     soft_wrap=True, highlight=False)
+    err.print(f"stopped: {report.stop_reason}", highlight=False, soft_wrap=True)
     raise typer.Exit(0 if report.final_success else 1)
 
 
