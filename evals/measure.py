@@ -83,6 +83,8 @@ def row_from_report(report, *, dataset: str, topology: str, seed: int, metric: s
         "dataset": dataset, "topology": topology, "seed": seed, "status": report.status,
         "final_success": report.final_success, "first_pass_success": report.first_pass_success,
         "rounds": rounds_to_success(attempts), "failures_by_class": dict(sorted(failures.items())),
+        "injected_faults": dict(sorted(Counter(a.injected_fault for a in attempts
+                                               if a.injected_fault).items())),
         "score": score, "baseline_scores": {}, "wall_s": round(wall_s, 2),
         "peak_mem_mb": round(max((a.peak_mem_mb for a in attempts), default=0.0), 1),
         "tokens": tokens_used(raw),

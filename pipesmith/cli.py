@@ -95,6 +95,7 @@ def run(
     kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory [default: the user's data directory].")] = None,
     no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
     fault_rate: Annotated[float, typer.Option(help="Inject a realistic fault into this share of drafts (0-1), to measure the repair loop.")] = 0.0,
+    fault_model: Annotated[str, typer.Option(help="drafts, or every_generation: repairs and redrafts carry faults at the same rate.")] = "drafts",
     topology: Annotated[str, typer.Option(help="Graph variant: full, single-pass, self-repair, fdicr, automl-pipeline, sage-loop (see `pipesmith topologies`).")] = "full",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
     backend: Annotated[str | None, typer.Option(help="Model library: sklearn, torch, tensorflow, or auto (adds a neural network where the data suits one and the library is installed) [default: sklearn].")] = None,
@@ -104,8 +105,12 @@ def run(
     from pipesmith.cli_llm import llm_overrides
     from pipesmith.settings import Settings
 
-    overrides = {"use_kb": not no_kb, "fault_rate": fault_rate, "topology": topology} | ({"kb_dir": kb} if kb else {})
+    overrides = {"use_kb": not no_kb, "fault_rate": fault_rate, "fault_model": fault_model,
+                 "topology": topology} | ({"kb_dir": kb} if kb else {})
     overrides |= {"backend": backend} if backend else {}
+    if fault_model not in ("drafts", "every_generation"):
+        _bad_input(InputError(f"unknown fault model {fault_model!r}; known: drafts, "
+                              "every_generation"))
     try:
         overrides |= llm_overrides(llm=llm, model=model, base_url=base_url, cache=llm_cache,
                                    fallback=fallback, max_tokens_total=max_tokens_total,
