@@ -190,3 +190,30 @@ def test_real_world_operators_apply_to_drafts_and_the_migration_table_undoes_the
                           repairs.RepairContext())
     assert fixed is not None and "np.NaN" not in fixed
     assert fixed.count("\n") >= broken.count("\n") - 1  # a minimal diff, not a rewrite
+
+
+def test_the_offline_coder_replays_a_past_fix_and_prefers_the_located_patch():
+    import difflib
+
+    from pipesmith.agents.coder import Coder, demote_failed, replay_fixes, touches
+    from pipesmith.agents.schemas import Candidate, RepairRequest
+
+    before = "import numpy as np\n\nx = np.float(1)\ny = 2\n"
+    after = "import numpy as np\n\nx = float(1)\ny = 2\n"
+    diff = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True)))
+    elsewhere = "# another module\nimport numpy as np\n\nx = np.float(1)\ny = 2\nz = 3\n"
+    assert replay_fixes(elsewhere, [diff]) == elsewhere.replace("np.float(1)", "float(1)")
+    assert replay_fixes("nothing alike\n", [diff]) is None
+    assert touches(before, after, 3) and not touches(before, after, 9)
+    key = diagnosis("api.unexpected_keyword", "x")
+    tried = ["fix_keyword@api.unexpected_keyword|TypeError|..."]
+    assert demote_failed(["fix_keyword", "migrate_api", "redraft"], tried, key) == \
+        ["migrate_api", "redraft", "fix_keyword"]
+    # The knowledge base's diff goes first when it applies.
+    failed = Candidate(id="a1", name="m", phase="draft", code=elsewhere)
+    broken = diagnosis("api.removed_attribute",
+                       "AttributeError: module 'numpy' has no attribute 'float'")
+    request = RepairRequest(candidate=failed, diagnosis=broken, lineage_codes=[elsewhere],
+                            past_fixes=["replace_attribute"], past_fix_diffs=[diff])
+    repaired = Coder().repair("a2", request, None, None)
+    assert repaired.repair_action == "replay_fix" and "np.float" not in repaired.code
