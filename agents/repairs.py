@@ -83,6 +83,7 @@ RULES: tuple[Rule, ...] = (
     R("data_flow.train_validation_mismatch", "encode_categoricals",
       data_flow.encode_categoricals),
     R("data_flow.nan_input", "add_imputation", data_flow.add_imputation),
+    R("data_flow.dtype", "densify", data_flow.densify, r"[Ss]parse (data|matrix) was passed"),
     R("data_flow.dtype", "encode_categoricals", data_flow.encode_categoricals),
     R("data_flow.small_class", "relax_split", data_flow.relax_split),
     R("data_flow.metric_needs_scores", "use_probabilities", data_flow.use_probabilities),

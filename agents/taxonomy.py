@@ -150,7 +150,8 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
     E("data_flow", "dtype", "recoverable",
       "strings or wrong dtypes reached numeric-only code",
       patterns=(r"could not convert string to float", r"Cannot cast", r"invalid literal for",
-                r"dtype='?<?U", r"ufunc '\w+' not supported for the input types")),
+                r"dtype='?<?U", r"ufunc '\w+' not supported for the input types",
+                r"[Ss]parse (data|matrix) was passed")),
     # Numerical trouble.
     E("numerical", "divergence", "recoverable", "training diverged (loss went to inf/NaN)",
       patterns=(r"under-/overflow occurred", r"[Dd]iverg", r"loss is (nan|inf)",

@@ -107,7 +107,7 @@ def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
     candidate, inputs, profile = state["current"], state["inputs"], state["profile"]
     if candidate is None:  # nothing drafted (LLM budget spent); routing goes to the ensemble
         return {}
-    issues = runtime.context.prevalidator.check(candidate.code, profile.table_columns)
+    issues = runtime.context.prevalidator.check(candidate.code, profile.table_columns, profile)
     for advisory in [i for i in issues if i.advisory]:
         log.info("prevalidate.advisory", candidate=candidate.id, line=advisory.line,
                  message=advisory.message)

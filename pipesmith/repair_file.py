@@ -101,7 +101,8 @@ def repair_file(path: Path, out: Path, rounds: int, sandbox: Sandbox,
         workdir = out / "attempts" / candidate.id
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / path.name).write_text(candidate.code)
-        issues = blocking(checks.check(candidate.code, profile.table_columns if profile else [])
+        issues = blocking(checks.check(candidate.code, profile.table_columns if profile else [],
+                                       profile)
                           if mode == "module"
                           else checks.check_script(candidate.code))
         score, wall = None, 0.0

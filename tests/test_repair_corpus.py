@@ -217,3 +217,43 @@ def test_the_offline_coder_replays_a_past_fix_and_prefers_the_located_patch():
                             past_fixes=["replace_attribute"], past_fix_diffs=[diff])
     repaired = Coder().repair("a2", request, None, None)
     assert repaired.repair_action == "replay_fix" and "np.float" not in repaired.code
+
+
+def test_capability_checks_catch_nan_and_text_and_spare_working_drafts(tmp_path):
+    from pipesmith.agents.coder import Coder
+    from pipesmith.agents.planner import Planner
+    from pipesmith.agents.prevalidator import Prevalidator, blocking
+    from pipesmith.agents.profiler import profile_table
+    from pipesmith.api import prepare_inputs
+    from pipesmith.settings import Settings
+
+    path = tmp_path / "passengers.csv"
+    repair_corpus.passengers().to_csv(path, index=False)
+    inputs, frame = prepare_inputs(tmp_path, data=path, target="survived",
+                                   settings=Settings(max_candidates=4))
+    profile = profile_table(frame, inputs.target, inputs.task_type)
+    checks = Prevalidator()
+    no_imputer = ("from sklearn.svm import SVC\nfrom sklearn.compose import ColumnTransformer\n"
+                  "from sklearn.preprocessing import OneHotEncoder\n"
+                  "from sklearn.pipeline import make_pipeline\n\n\ndef build_pipeline(task):\n"
+                  "    prep = ColumnTransformer([('c', OneHotEncoder(), ['sex'])],\n"
+                  "                             remainder='passthrough')\n"
+                  "    return make_pipeline(prep, SVC())\n")
+    raw = "from sklearn.linear_model import LogisticRegression\n\n\n" \
+          "def build_pipeline(task):\n    return LogisticRegression()\n"
+    flagged = [i.subclass for i in blocking(checks.check(raw, profile.table_columns, profile))]
+    assert flagged == ["nan_input", "dtype"]
+    assert [i.subclass for i in blocking(checks.check(no_imputer, profile.table_columns,
+                                                      profile))] == ["nan_input"]
+    for spec in Planner().plan(inputs, profile, []).candidates:  # the coder's own drafts
+        draft = Coder().draft("a1", spec, profile, inputs)
+        assert not blocking(checks.check(draft.code, profile.table_columns, profile))
+
+
+def test_densify_asks_the_encoder_for_dense_output():
+    code = "enc = OneHotEncoder(handle_unknown='ignore')\nother = OneHotEncoder()\n"
+    fixed = repairs.apply("densify", code, diagnosis(
+        "data_flow.dtype", "TypeError: Sparse data was passed for X, but dense data is "
+                           "required."), repairs.RepairContext())
+    assert fixed == ("enc = OneHotEncoder(handle_unknown='ignore', sparse_output=False)\n"
+                     "other = OneHotEncoder(sparse_output=False)\n")

@@ -369,8 +369,11 @@ def test_repair_a_module_written_for_an_old_library(tmp_path):
     assert done.returncode == 0, done.stderr
     report = json.loads((out / "report.json").read_text())
     assert report["mode"] == "module" and report["status"] == "repaired"
-    assert [a["diagnosis"]["subclass"] for a in report["attempts"][:-1]] == [
-        "version_conflict", "removed_attribute", "unexpected_keyword"]
+    # One failure at a time, or several in one round when the pre-validator reports them
+    # together and the migration table knows each.
+    found = [a["diagnosis"]["subclass"] for a in report["attempts"][:-1]]
+    assert found[0] == "version_conflict" and 2 <= len(found) <= 3
+    assert set(found) <= {"version_conflict", "removed_attribute", "unexpected_keyword"}
     fixed = (out / "old_module.py").read_text()
     assert "SimpleImputer as Imputer" in fixed and "multi_class" not in fixed
     assert "np.int(" not in fixed and "# written for an older scikit-learn" in fixed
@@ -395,7 +398,8 @@ def test_repair_a_plain_script(tmp_path):
         "invalid_parameter", "missing_column"]
     assert report["attempts"][0]["status"] == "rejected"
     fixed = (out / "train.py").read_text()
-    assert "['rooms', 'area']" in fixed and "max_features" not in fixed
+    # "auto" meant all features for a regressor: the migration table keeps that intent.
+    assert "['rooms', 'area']" in fixed and 'max_features=1.0' in fixed
 
 
 def test_repair_gives_up_honestly(tmp_path):

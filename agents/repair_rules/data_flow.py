@@ -246,3 +246,20 @@ def use_probabilities(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> st
     if "def _pipesmith_scores(" not in code:
         code = insert_after_imports(code, _SCORES_HELPER)
     return code
+
+
+def densify(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
+    """A dense-only model behind a one-hot encoder: the encoder outputs dense arrays."""
+    tree = ast.parse(code)
+    edits = []
+    for call in find_calls(tree, "OneHotEncoder"):
+        current = [kw for kw in call.keywords if kw.arg in ("sparse_output", "sparse")]
+        if current and ast.unparse(current[0].value) == "False":
+            continue
+        if current:
+            edits.append((current[0], "sparse_output=False"))
+        else:
+            inner = ast.get_source_segment(code, call)
+            edits.append((call, inner[:-1] + (", " if call.args or call.keywords else "")
+                          + "sparse_output=False)"))
+    return replace_nodes(code, edits) if edits else None
