@@ -67,7 +67,7 @@ RULES: tuple[Rule, ...] = (
       r"cannot import name"),
     R("api.unexpected_keyword", "migrate_api", migrations.migrate_api, source=MIGRATIONS),
     R("api.unexpected_keyword", "fix_keyword", api_drift.fix_keyword,
-      r"unexpected keyword argument|not recognized"),
+      r"unexpected keyword argument|not recognized|Unrecognized keyword"),
     R("api.invalid_parameter", "migrate_api", migrations.migrate_api, source=MIGRATIONS),
     R("api.invalid_parameter", "fix_parameter_value", api_drift.fix_parameter_value),
     R("api.removed_attribute", "migrate_api", migrations.migrate_api, source=MIGRATIONS),

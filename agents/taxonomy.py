@@ -102,7 +102,8 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
     # API drift between the code and the installed libraries.
     E("api", "unexpected_keyword", "recoverable",
       "a keyword argument the installed version does not take (removed or renamed)",
-      patterns=(r"unexpected keyword argument", r"Argument\(s\) not recognized")),
+      patterns=(r"unexpected keyword argument", r"Argument\(s\) not recognized",
+                r"Unrecognized keyword arguments passed to")),
     E("api", "invalid_parameter", "recoverable",
       "a parameter value the installed version rejects",
       exceptions=("InvalidParameterError",), patterns=(r"The '\w+' parameter of \w+ must be",)),

@@ -71,7 +71,8 @@ def migrate_api(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | No
 # --- keywords and values -------------------------------------------------------------------
 
 UNEXPECTED = re.compile(r"(\w+)(?:\.__init__)?\(\) got an unexpected keyword argument '(\w+)'")
-NOT_RECOGNIZED = re.compile(r"[Aa]rgument\(?s?\)? not recognized: \{'(\w+)'")
+NOT_RECOGNIZED = re.compile(r"(?:[Aa]rgument\(?s?\)? not recognized|Unrecognized keyword "
+                            r"arguments passed to \w+): \{'(\w+)'")
 INVALID_VALUE = re.compile(r"The '(\w+)' parameter of (\w+) must be .*?\. Got (.*?) instead")
 
 
