@@ -102,6 +102,8 @@ RULES: tuple[Rule, ...] = (
     R("numerical.non_convergence", "scale_features", numerical.scale_features),
     # runs that worked but should not be trusted
     R("quality.below_baseline", "replace_placeholder_model", numerical.replace_placeholder_model),
+    R("quality.below_baseline", "increase_iterations", numerical.increase_iterations),
+    R("quality.below_baseline", "scale_features", numerical.scale_features),
     R("quality.suspected_leakage", "drop_leaky_columns", data_flow.drop_leaky_columns),
 )
 

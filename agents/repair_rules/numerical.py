@@ -12,6 +12,7 @@ from pipesmith.agents.repair_rules.editing import (
     find_calls,
     message_text,
     replace_nodes,
+    resolve,
     wrap_returns,
 )
 from pipesmith.agents.schemas import Diagnosis
@@ -58,19 +59,32 @@ TOO_SLOW_RATE = 1e-4  # a learning rate below this barely moves a network within
 
 
 def increase_iterations(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
-    """More iterations or epochs (within a cap), and a learning rate that is not crawling."""
+    """More iterations or epochs (within a cap; at least the installed library's own
+    default), and a learning rate that is not crawling."""
     tree = ast.parse(code)
     edits = []
-    for kw in [kw for call in find_calls(tree) for kw in call.keywords]:
+    for call, kw in [(c, kw) for c in find_calls(tree) for kw in c.keywords]:
         if not (isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, int | float)):
             continue
         value = kw.value.value
         if kw.arg in LONGER and isinstance(value, int) and value < LONGER[kw.arg][1]:
             factor, cap = LONGER[kw.arg]
-            edits.append((kw.value, str(min(value * factor, cap))))
+            default = _default(tree, callee_name(call), kw.arg)
+            edits.append((kw.value, str(max(min(value * factor, cap), default or 0))))
         elif kw.arg in LEARNING_RATES and 0 < value < TOO_SLOW_RATE:
             edits.append((kw.value, "0.001"))
     return replace_nodes(code, edits) if edits else None
+
+
+def _default(tree: ast.Module, callee: str, parameter: str) -> int | None:
+    """The installed callable's default for `parameter`, when it is an int."""
+    import inspect
+
+    try:
+        default = inspect.signature(resolve(tree, callee)).parameters[parameter].default
+    except (TypeError, ValueError, KeyError):
+        return None
+    return default if isinstance(default, int) and not isinstance(default, bool) else None
 
 
 def replace_placeholder_model(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
@@ -107,9 +121,12 @@ def cast_float32(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | N
                 node.func.attr == "double" and not node.args:
             edits.append((node.func, f"{ast.get_source_segment(code, node.func.value)}.float"))
     if not edits:  # float64 arrays turned into tensors as they are: the features only
+        labels = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Assign)
+                  and any(LABELS.search(ast.unparse(t)) for t in n.targets)}
         edits = [(call, f"{ast.get_source_segment(code, call)}.float()")
                  for call in find_calls(tree) if callee_name(call) in TENSOR_MAKERS
                  and call.args and not any(kw.arg == "dtype" for kw in call.keywords)
+                 and id(call) not in labels
                  and not LABELS.search(ast.get_source_segment(code, call.args[0]) or "")]
     return replace_nodes(code, edits) if edits else None
 
