@@ -25,7 +25,8 @@ from pipesmith.agents.diagnostician import Diagnostician
 from pipesmith.agents.executor import Executor
 from pipesmith.agents.prevalidator import Prevalidator, blocking
 from pipesmith.agents.profiler import profile_table
-from pipesmith.agents.schemas import Candidate, Diagnosis, RepairRequest, RunInputs
+from pipesmith.agents.reformulate import repair_request
+from pipesmith.agents.schemas import Candidate, Diagnosis, RunInputs
 from pipesmith.errors import InputError
 from pipesmith.graph.routing import repair_stop
 from pipesmith.knowledge_base.records import RepairRecord
@@ -92,8 +93,8 @@ def repair_file(path: Path, out: Path, rounds: int, sandbox: Sandbox,
     doctor, coder, checks = Diagnostician(), Coder(), Prevalidator()
     candidate = Candidate(id="a1", name=path.stem, phase="draft", code=original)
     attempts: list[RepairAttempt] = []
-    history: list[Diagnosis] = []
-    tried: list[str] = []
+    chain: list[Candidate] = []  # newest first, as the graph's lineage
+    diagnoses: dict[str, Diagnosis | None] = {}
     codes: list[str] = []
     stop_reason = ""
     for round_ in range(rounds + 1):
@@ -129,6 +130,8 @@ def repair_file(path: Path, out: Path, rounds: int, sandbox: Sandbox,
                                 repair_action=candidate.repair_action, score=score,
                                 wall_s=wall)
         attempts.append(attempt)
+        chain.insert(0, candidate)
+        diagnoses[candidate.id] = diagnosis
         if on_event:
             on_event({"name": "repair", "attempt": attempt})
         if diagnosis is None:
@@ -140,18 +143,12 @@ def repair_file(path: Path, out: Path, rounds: int, sandbox: Sandbox,
         if stop is not None:
             stop_reason = f"{key} remains and {stop}"
             break
-        fixes = kb.fix_rates(diagnosis.signature) if kb is not None else []
-        request = RepairRequest(candidate=candidate, diagnosis=diagnosis, history=history,
-                                tried=tried, lineage_codes=codes, columns=columns,
-                                leaky_columns=profile.leak_suspects if profile else [],
-                                past_fixes=[f.action for f in fixes],
-                                past_fix_diffs=[f.last_fix_diff for f in fixes])
+        request = repair_request(chain, diagnoses, diagnosis, columns=columns,
+                                 leaky_columns=profile.leak_suspects if profile else [], kb=kb)
         repaired = coder.repair(f"a{len(attempts) + 1}", request, profile, inputs)
         if repaired is None:
-            stop_reason = _nothing_left(key, diagnosis, tried, candidate)
+            stop_reason = _nothing_left(key, diagnosis, request.tried, candidate)
             break
-        tried.append(f"{repaired.repair_action}@{diagnosis.signature}")
-        history.append(diagnosis)
         candidate = repaired
     if kb is not None:
         kb.add_repairs(_repair_records(out.name, path, attempts, codes))
