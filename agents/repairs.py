@@ -57,6 +57,7 @@ RULES: tuple[Rule, ...] = (
     R("syntax.invalid_syntax", "fix_syntax", structure.fix_syntax),
     R("contract.no_build_pipeline", "fix_contract", structure.fix_contract),
     R("contract.wrong_return_type", "fix_contract", structure.fix_contract),
+    R("contract.unpicklable", "lift_lambdas", structure.lift_lambdas),
     R("sandbox_policy.network_denied", "remove_network_access", structure.remove_network_access),
     # API drift
     R("import.missing_module", "migrate_api", migrations.migrate_api, source=MIGRATIONS),

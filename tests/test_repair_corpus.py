@@ -257,3 +257,15 @@ def test_densify_asks_the_encoder_for_dense_output():
                            "required."), repairs.RepairContext())
     assert fixed == ("enc = OneHotEncoder(handle_unknown='ignore', sparse_output=False)\n"
                      "other = OneHotEncoder(sparse_output=False)\n")
+
+
+def test_lambdas_are_lifted_to_module_functions_only_when_self_contained():
+    code = ("import numpy as np\n\n\ndef build_pipeline(task):\n    k = 2\n"
+            "    a = FunctionTransformer(lambda X: np.log1p(X))\n"
+            "    b = FunctionTransformer(lambda X: X * k)\n    return a, b\n")
+    fixed = repairs.apply("lift_lambdas", code, diagnosis(
+        "contract.unpicklable", "PicklingError: Can't pickle <function <lambda>>"),
+        repairs.RepairContext())
+    assert "FunctionTransformer(_pipesmith_step_1)" in fixed
+    assert "def _pipesmith_step_1(X):\n    return np.log1p(X)" in fixed
+    assert "lambda X: X * k" in fixed  # it needs the local k: left alone

@@ -64,6 +64,9 @@ CASES: dict[str, tuple[str, str, str]] = {
     "contract.wrong_return_type": ("iris", "classification",
                                    "def build_pipeline(task):\n"
                                    "    return LogisticRegression, {'C': 1.0}\n"),
+    "contract.unpicklable": ("iris", "classification",
+                             "def build_pipeline(task):\n    return make_pipeline("
+                             "FunctionTransformer(lambda X: X), LogisticRegression())\n"),
     "contract.predict_shape": ("iris", "classification",
                                "class Short(LogisticRegression):\n"
                                "    def predict(self, X):\n"

@@ -111,3 +111,35 @@ def remove_network_access(code: str, diagnosis: Diagnosis, ctx: RepairContext) -
     return replace_nodes(code, [(stmt, "pass") for stmt in doomed]) if doomed else None
 
 
+
+
+def lift_lambdas(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
+    """Lambdas cannot be pickled, and the fitted model is: each lambda whose body uses only
+    its own arguments and module-level names becomes a module-level function."""
+    import builtins
+
+    tree = ast.parse(code)
+    module_names = {n.id for stmt in tree.body for n in ast.walk(stmt)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                    and not isinstance(stmt, (ast.FunctionDef, ast.ClassDef))}
+    module_names |= {a.asname or a.name.split(".")[0] for stmt in tree.body
+                     if isinstance(stmt, (ast.Import, ast.ImportFrom)) for a in stmt.names}
+    module_names |= {s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.ClassDef))}
+    edits, functions = [], []
+    for node in [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]:
+        params = {a.arg for a in node.args.args}
+        free = {n.id for n in ast.walk(node.body) if isinstance(n, ast.Name)} - params
+        if not free <= module_names | set(dir(builtins)):
+            continue
+        name = f"_pipesmith_step_{len(functions) + 1}"
+        while name in module_names:
+            name += "_"
+        args = ast.unparse(node.args)
+        functions.append(f"def {name}({args}):\n"
+                         f"    return {ast.get_source_segment(code, node.body)}\n")
+        edits.append((node, name))
+    if not edits:
+        return None
+    code = replace_nodes(code, edits)
+    return code.rstrip() + "\n\n\n# Added by pipesmith's repair: lambdas cannot be pickled.\n" \
+        + "\n\n".join(functions)
