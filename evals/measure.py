@@ -23,7 +23,7 @@ from pipesmith.sandbox.base import ExecResult
 
 EXEC_STATUSES = set(get_args(ExecResult.model_fields["status"].annotation))
 ROW_KEYS = ("dataset", "topology", "seed", "status", "final_success", "first_pass_success",
-            "rounds", "failures_by_class", "score", "baseline_scores", "wall_s", "peak_mem_mb",
+            "rounds", "failures_by_class", "injected_faults", "score", "baseline_scores", "wall_s", "peak_mem_mb",
             "tokens", "reliability_score")
 
 
@@ -102,6 +102,6 @@ def error_row(*, dataset: str, topology: str, seed: int, error: str, wall_s: flo
     resume."""
     return {"dataset": dataset, "topology": topology, "seed": seed, "status": f"error: {error}",
             "final_success": False, "first_pass_success": False, "rounds": 0,
-            "failures_by_class": {}, "score": None, "baseline_scores": {},
+            "failures_by_class": {}, "injected_faults": {}, "score": None, "baseline_scores": {},
             "wall_s": round(wall_s, 2), "peak_mem_mb": 0.0, "tokens": 0,
             "reliability_score": None}
