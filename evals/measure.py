@@ -23,8 +23,8 @@ from pipesmith.sandbox.base import ExecResult
 
 EXEC_STATUSES = set(get_args(ExecResult.model_fields["status"].annotation))
 ROW_KEYS = ("dataset", "topology", "seed", "status", "final_success", "first_pass_success",
-            "rounds", "failures_by_class", "injected_faults", "score", "baseline_scores", "wall_s", "peak_mem_mb",
-            "tokens", "reliability_score")
+            "rounds", "failures_by_class", "injected_faults", "score", "baseline_scores",
+            "wall_s", "peak_mem_mb", "tokens", "reliability_score")
 
 
 def measured_diagnosis(attempt: Attempt) -> Diagnosis | None:
