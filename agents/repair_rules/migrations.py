@@ -78,7 +78,7 @@ INVALID_VALUE = re.compile(r"The '(\w+)' parameter of (\w+) must be .*?\. Got (.
 
 def _keyword(code: str, tree: ast.Module, message: str) -> str | None:
     found = UNEXPECTED.search(message)
-    keyword, named = (found.group(2), found.group(1)) if found else (None, None)
+    keyword = found.group(2) if found else None
     if keyword is None and (other := NOT_RECOGNIZED.search(message)):
         keyword = other.group(1)
     if keyword is None:
@@ -101,7 +101,6 @@ def _keyword(code: str, tree: ast.Module, message: str) -> str | None:
         else:  # removed: the call without it
             call.keywords = [kw for kw in call.keywords if kw.arg != keyword]
             edits.append((call, _unparse_call(code, call)))
-    del named
     return replace_nodes(code, edits) if edits else None
 
 
