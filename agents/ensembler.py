@@ -1,16 +1,15 @@
 """The ensembler: combine successful candidates when that beats the best single one.
 
-Greedy forward selection (Caruana et al., 2004) over the members' validation
-predictions, without replacement: start from the best single candidate, add
-the one that most improves the combined score, stop when nothing improves.
-Classifiers are soft-voted (mean probability), regressors averaged. The
-ensemble is then rebuilt as one module and scored by the harness like any
-other candidate; it is kept only if that score beats the best single one.
+Greedy forward selection (Caruana et al., 2004) over the members' out-of-fold
+predictions on the development part (each attempt's oof.npz), without
+replacement: start from the best single candidate, add the one that most
+improves the combined score, stop when nothing improves. Classifiers are
+soft-voted (mean probability), regressors averaged. The ensemble is then
+rebuilt as one module and cross-validated like any other candidate; it is kept
+only if its CV score beats the best single one. No test row is used.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 
@@ -21,8 +20,9 @@ MAX_MEMBERS = 5
 
 
 def _load(attempt: Attempt) -> dict:
-    with np.load(Path(attempt.workdir) / "predictions.npz", allow_pickle=False) as data:
-        return {key: data[key] for key in data.files}
+    from pipesmith.agents.executor import load_oof
+
+    return load_oof(attempt.workdir)
 
 
 def combined_score(metric_name: str, predictions: list[dict]) -> float:
@@ -32,7 +32,7 @@ def combined_score(metric_name: str, predictions: list[dict]) -> float:
         proba = np.mean([p["proba"] for p in predictions], axis=0)
         classes = predictions[0]["classes"]
         return metric.score(y_true, classes[proba.argmax(axis=1)], proba=proba, classes=classes)
-    return metric.score(y_true, np.mean([p["y_pred"] for p in predictions], axis=0))
+    return metric.score(y_true, np.mean([p["pred"] for p in predictions], axis=0))
 
 
 class Ensembler:
@@ -47,7 +47,8 @@ class Ensembler:
         metric = inputs.metric
         pool.sort(key=lambda a: a.score, reverse=get_metric(metric).greater_is_better)
         preds = {a.id: _load(a) for a in pool}
-        chosen, best = [pool[0].id], pool[0].score
+        chosen = [pool[0].id]
+        best = combined_score(metric, [preds[pool[0].id]])  # pooled, like the trials
         while len(chosen) < MAX_MEMBERS:
             trials = {
                 a.id: combined_score(metric, [preds[m] for m in chosen + [a.id]])
@@ -71,7 +72,7 @@ class Ensembler:
         if proposal is None:
             return EnsembleOutcome(strategy="none",
                                    reason="no combination of candidates beat the best single one "
-                                          "on validation predictions")
+                                          "on out-of-fold predictions")
         best_single = best_attempt([a for a in attempts if a.phase != "ensemble"], metric)
         if result is None or not result.succeeded:
             return EnsembleOutcome(strategy=proposal.strategy, members=proposal.members,
@@ -82,7 +83,7 @@ class Ensembler:
             strategy=proposal.strategy, members=proposal.members,
             estimated_score=proposal.estimated_score, score=result.score, kept=kept,
             reason="beats the best single candidate" if kept else
-            "the harness score did not beat the best single candidate",
+            "its CV score did not beat the best single candidate",
         )
 
 

@@ -2,9 +2,8 @@
 
 `light` holds the parameters the shrink_model repair switches to after a
 timeout or out-of-memory failure. Neural families (PyTorch, Keras on TensorFlow)
-have no importable module: their estimator class is written into the candidate
-from `support` (a file under code_templates/), so the standalone pipeline.py
-retrains with exactly the code that ran.
+import their estimator from `pipesmith.estimators`, so a fitted model pickles it by
+reference and loads wherever pipesmith is installed.
 """
 
 from __future__ import annotations
@@ -27,8 +26,6 @@ class Family:
     parallel: bool = False  # takes n_jobs
     max_rows: int | None = None  # too slow above this many rows
     backend: str = "sklearn"
-    support: str | None = None  # code template defining `cls` inside the candidate
-    imports: tuple[str, ...] = ()  # what the support code needs at module level
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -78,7 +75,7 @@ FAMILIES: tuple[Family, ...] = (
 )
 
 
-def _neural(backend: str, support: str, prefix: str, imports: tuple[str, ...]):
+def _neural(backend: str, prefix: str):
     """The neural rows: a small and a wide MLP per task, kept to seconds on a CPU."""
     light = {"hidden": (32,), "batch_size": 64, "epochs": 30}
     small = {"hidden": (64, 32), "learning_rate": 0.001, "batch_size": 64, "epochs": 60}
@@ -88,19 +85,15 @@ def _neural(backend: str, support: str, prefix: str, imports: tuple[str, ...]):
     if backend == "tensorflow":  # Keras' fit() costs more per epoch on small data
         small, wide = {**small, "epochs": 40}, {**wide, "epochs": 40}
     return tuple(
-        Family(f"{name}_mlp{suffix}", task, "", f"{prefix}MLP{kind}", params, light, scale=True,
-               encoding="onehot", parallel=True, backend=backend, support=support,
-               imports=imports)
+        Family(f"{name}_mlp{suffix}", task, "pipesmith.estimators", f"{prefix}MLP{kind}", params,
+               light, scale=True, encoding="onehot", parallel=True, backend=backend)
         for task, kind in (("classification", "Classifier"), ("regression", "Regressor"))
         for suffix, params in (("", small), ("_wide", wide))
     )
 
 
-NEURAL_IMPORTS = ("import warnings", "import numpy as np",
-                  "from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin",
-                  "from sklearn.exceptions import ConvergenceWarning")
-FAMILIES += _neural("torch", "torch_estimator.py.tmpl", "Torch", NEURAL_IMPORTS)
-FAMILIES += _neural("tensorflow", "keras_estimator.py.tmpl", "Keras", NEURAL_IMPORTS)
+FAMILIES += _neural("torch", "Torch")
+FAMILIES += _neural("tensorflow", "Keras")
 
 
 def families_for(task_type: str, n_rows: int,

@@ -69,6 +69,13 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
     E("contract", "predict_shape", "recoverable",
       "predict returned the wrong number of rows",
       patterns=(r"predict returned \d+ rows",)),
+    E("contract", "invalid_predictions", "recoverable",
+      "the predictions break the contract: probabilities that do not sum to 1, the wrong "
+      "shape of predict_proba, no predictions file, or predictions that are not numbers",
+      patterns=(r"predict_proba rows do not sum to 1", r"predict_proba returned",
+                r"without writing predictions\.npz", r"predictions\.npz (cannot|holds)",
+                r"regression predictions are not numbers", r"refit job wrote no model",
+                r"needs predict_proba, which the model lacks")),
     E("sandbox_policy", "network_denied", "recoverable",
       "the code tried to reach the network, which the sandbox forbids",
       patterns=(r"Network is unreachable", r"Temporary failure in name resolution",

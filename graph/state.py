@@ -15,6 +15,7 @@ from pipesmith.agents.schemas import (
     EnsembleProposal,
     PastRun,
     Plan,
+    RefitOutcome,
     RunInputs,
 )
 
@@ -51,6 +52,7 @@ class RunState(TypedDict, total=False):
     smoke: Annotated[dict[str, dict], merge]  # smoke-run measurements per candidate
     proposal: EnsembleProposal | None
     ensemble: EnsembleOutcome | None
+    refit: RefitOutcome | None  # the chosen pipeline refit and scored on the test part
     timings: Annotated[dict[str, float], add_times]
     report_path: str | None
     llm_usage: Annotated[dict[str, dict], add_usage]  # tokens, cost, calls per node

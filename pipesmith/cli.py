@@ -1,5 +1,5 @@
-"""The command line: pipesmith run | resume | repair | validate | kb (cli_kb.py) | sandbox
-(cli_sandbox.py) | eval | topologies (cli_eval.py)."""
+"""The command line: pipesmith run | resume | repair | validate | predict (cli_predict.py) |
+kb (cli_kb.py) | sandbox (cli_sandbox.py) | eval | topologies (cli_eval.py)."""
 
 from __future__ import annotations
 
@@ -31,14 +31,21 @@ def main(
     configure_logging(json_logs=log_json, level=log_level)
 
 
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
 def _finish(report, out_console: Console) -> None:
-    score = "-" if report.score is None else f"{report.score:.4f}"
-    base = "-" if report.baseline_score is None else f"{report.baseline_score:.4f}"
+    cv = report.cv_score
+    spread = f" ± {cv.std:.4f}" if cv is not None and cv.std is not None else ""
+    folds = f", {cv.folds} folds" if cv is not None else ""
     inferred = f" (inferred: {', '.join(report.inferred)})" if report.inferred else ""
     out_console.print(
-        f"{report.status}: {report.task_type}{inferred}, {report.metric} {score} "
-        f"vs dummy baseline {base}, final {report.final_candidate}; "
-        f"report in {report.out_dir}", soft_wrap=True, highlight=False)
+        f"{report.status}: {report.task_type}{inferred}, {report.metric}: "
+        f"CV {_num(report.score)}{spread}{folds} (dummy {_num(report.baseline_score)}); "
+        f"test {_num(report.test_score)} (dummy {_num(report.test_baseline_score)}); "
+        f"final {report.final_candidate}; report in {report.out_dir}",
+        soft_wrap=True, highlight=False)
     raise typer.Exit(0 if report.final_success else 1)
 
 
@@ -96,6 +103,7 @@ def run(
     no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
     fault_rate: Annotated[float, typer.Option(help="Inject a realistic fault into this share of drafts (0-1), to measure the repair loop.")] = 0.0,
     fault_model: Annotated[str, typer.Option(help="drafts, or every_generation: repairs and redrafts carry faults at the same rate.")] = "drafts",
+    test_size: Annotated[float | None, typer.Option(help="Share of rows kept as the untouched test part (stratified for classification) [default: 0.2].")] = None,
     topology: Annotated[str, typer.Option(help="Graph variant: full, single-pass, self-repair, fdicr, automl-pipeline, sage-loop (see `pipesmith topologies`).")] = "full",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
     backend: Annotated[str | None, typer.Option(help="Model library: sklearn, torch, tensorflow, or auto (adds a neural network where the data suits one and the library is installed) [default: sklearn].")] = None,
@@ -111,6 +119,7 @@ def run(
     if fault_model not in ("drafts", "every_generation"):
         _bad_input(InputError(f"unknown fault model {fault_model!r}; known: drafts, "
                               "every_generation"))
+    overrides |= {"test_size": test_size} if test_size is not None else {}
     try:
         overrides |= llm_overrides(llm=llm, model=model, base_url=base_url, cache=llm_cache,
                                    fallback=fallback, max_tokens_total=max_tokens_total,
@@ -229,7 +238,9 @@ def validate(
 
 
 from pipesmith.cli_eval import register as register_eval  # noqa: E402  (eval, topologies)
+from pipesmith.cli_predict import register as register_predict  # noqa: E402
 
+register_predict(app)
 register_eval(app)
 
 if __name__ == "__main__":
