@@ -64,9 +64,12 @@ CASES: dict[str, tuple[str, str, str]] = {
     "contract.wrong_return_type": ("iris", "classification",
                                    "def build_pipeline(task):\n"
                                    "    return LogisticRegression, {'C': 1.0}\n"),
+    # Since the referee, fold jobs do not save the model (the refit does): save it here.
     "contract.unpicklable": ("iris", "classification",
-                             "def build_pipeline(task):\n    return make_pipeline("
-                             "FunctionTransformer(lambda X: X), LogisticRegression())\n"),
+                             "def build_pipeline(task):\n    import pickle\n"
+                             "    model = make_pipeline(FunctionTransformer(lambda X: X), "
+                             "LogisticRegression())\n    pickle.dumps(model)\n"
+                             "    return model\n"),
     "contract.predict_shape": ("iris", "classification",
                                "class Short(LogisticRegression):\n"
                                "    def predict(self, X):\n"
