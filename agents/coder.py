@@ -65,6 +65,65 @@ def rank_actions(actions: list[str], past_fixes: list[str]) -> list[str]:
     return [a for a in past_fixes if a in actions] + [a for a in actions if a not in past_fixes]
 
 
+REPLAY = "replay_fix"  # re-apply a diff that fixed the same error signature before
+NEAR = 3  # lines either side of the diagnosed location that count as "there"
+
+
+def demote_failed(actions: list[str], tried: list[str], diagnosis) -> list[str]:
+    """Actions the lineage already tried on this taxonomy class, which came back with the
+    same class, go last: the history says they did not help here."""
+    key = f"{diagnosis.taxonomy_class}.{diagnosis.subclass}"
+    failed = {t.split("@", 1)[0] for t in tried if t.split("@", 1)[-1].startswith(key + "|")}
+    return [a for a in actions if a not in failed] + [a for a in actions if a in failed]
+
+
+def replay_fixes(code: str, diffs: list[str]) -> str | None:
+    """The first past fix (a unified diff) whose every hunk's old text occurs once in the
+    code, applied to it."""
+    for diff in diffs:
+        hunks = _hunks(diff)
+        new = code
+        for old, replacement in hunks:
+            if not old.strip() or new.count(old) != 1:
+                break
+            new = new.replace(old, replacement, 1)
+        else:
+            if hunks and new != code:
+                return new
+    return None
+
+
+def _hunks(diff: str) -> list[tuple[str, str]]:
+    hunks, old, new = [], [], []
+    for line in diff.splitlines(keepends=True):
+        if line.startswith(("---", "+++")):
+            continue
+        if line.startswith("@@"):
+            if old or new:
+                hunks.append(("".join(old), "".join(new)))
+            old, new = [], []
+        elif line.startswith("-"):
+            old.append(line[1:])
+        elif line.startswith("+"):
+            new.append(line[1:])
+        elif line.startswith(" "):
+            old.append(line[1:])
+            new.append(line[1:])
+    if old or new:
+        hunks.append(("".join(old), "".join(new)))
+    return hunks
+
+
+def touches(before: str, after: str, line: int) -> bool:
+    """Whether the edit from `before` to `after` changes a line near `line`."""
+    import difflib
+
+    matcher = difflib.SequenceMatcher(a=before.splitlines(), b=after.splitlines(),
+                                      autojunk=False)
+    return any(tag != "equal" and i1 - NEAR < line <= i2 + NEAR
+               for tag, i1, i2, _, _ in matcher.get_opcodes())
+
+
 def apply_actions(spec: CandidateSpec, family: Family, actions: list[str]) -> CandidateSpec:
     """The spec change each repair action asks for; actions the template covers are no-ops."""
     changes: dict = {}
@@ -98,28 +157,44 @@ class Coder:
         first: debugging effectiveness decays after two or three rounds.
         """
         failed, diagnosis = request.candidate, request.diagnosis
-        actions = rank_actions(diagnosis.repair_actions, request.past_fixes)
+        actions = demote_failed(rank_actions(diagnosis.repair_actions, request.past_fixes),
+                                request.tried, diagnosis)
+        if request.past_fix_diffs:  # the knowledge base's own fixes of this signature
+            actions = [REPLAY] + actions
         if len(request.history) >= REDRAFT_AFTER:
             actions = ["redraft"] + [a for a in actions if a != "redraft"]
         context = RepairContext(columns=request.columns, leaky_columns=request.leaky_columns,
                                 task_type=inputs.task_type if inputs else "classification")
+        patched: list[tuple[str, str]] = []  # (action, code) of the patches that apply
         for action in actions:
             if f"{action}@{diagnosis.signature}" in request.tried:
                 continue
             spec = failed.spec
             if action == "redraft":
+                if patched:
+                    break  # a patch applies: prefer it to starting over
                 if spec is None:
                     continue
                 family = get_family(inputs.task_type, spec.family)
                 spec = apply_actions(spec, family, diagnosis.repair_actions)
                 code = self._render_module(inputs, profile, [spec], title=spec.name)
+            elif action == REPLAY:
+                code = replay_fixes(failed.code, request.past_fix_diffs)
             else:
                 code = repairs.apply(action, failed.code, diagnosis, context)
             if code is None or code in request.lineage_codes:
                 continue
-            return Candidate(id=candidate_id, name=failed.name, phase="repair", code=code,
-                             parent=failed.id, spec=spec, repair_action=action)
-        return None
+            if action == "redraft" or diagnosis.line is None or action == REPLAY:
+                return Candidate(id=candidate_id, name=failed.name, phase="repair", code=code,
+                                 parent=failed.id, spec=spec, repair_action=action)
+            patched.append((action, code))
+        if not patched:
+            return None
+        # Several patches apply: the one that edits where the failure was located wins.
+        action, code = next(((a, c) for a, c in patched
+                             if touches(failed.code, c, diagnosis.line)), patched[0])
+        return Candidate(id=candidate_id, name=failed.name, phase="repair", code=code,
+                         parent=failed.id, spec=failed.spec, repair_action=action)
 
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
                  inputs: RunInputs) -> Candidate:

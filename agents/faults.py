@@ -324,6 +324,57 @@ def too_few_epochs(code, rng, ctx):
     return _neural_keyword(code, "learning_rate", "1e-06") if code else None
 
 
+# --- real-world API drift, as reported in public (evals/corpus/ has the sources) -----------
+
+
+def _model_keyword(code: str, families: str, keyword: str) -> str | None:
+    """Add `keyword` to the model line when the model is one of `families` (a regex)."""
+    found = _model_line(code)
+    if not found or not re.fullmatch(families, found.group(2)):
+        return None
+    args = found.group(3)
+    new = f"{found.group(1)}model = {found.group(2)}({keyword}{', ' if args else ''}{args})"
+    return code[: found.start()] + new + code[found.end():]
+
+
+def max_features_auto(code, rng, ctx):
+    return _model_keyword(code, r"(RandomForest|ExtraTrees)(Classifier|Regressor)",
+                          'max_features="auto"')
+
+
+def penalty_none_string(code, rng, ctx):
+    return _model_keyword(code, r"LogisticRegression", 'penalty="none"')
+
+
+def multi_class_keyword(code, rng, ctx):
+    return _model_keyword(code, r"LogisticRegression", 'multi_class="multinomial"')
+
+
+def criterion_mse(code, rng, ctx):
+    return _model_keyword(code, r"(RandomForest|ExtraTrees|DecisionTree)Regressor",
+                          'criterion="mse"')
+
+
+def boosting_loss_renamed(code, rng, ctx):
+    old = '"auto"' if ctx.task_type == "classification" else '"least_squares"'
+    return _model_keyword(code, r"HistGradientBoosting(Classifier|Regressor)", f"loss={old}")
+
+
+def nan_sentinel_alias(code, rng, ctx):
+    new = _sub_once(r'SimpleImputer\(strategy="median"\)',
+                    'SimpleImputer(missing_values=np.NaN, strategy="median")', code)
+    return _add_import(new, "import numpy as np") if new else None
+
+
+REAL_WORLD_OPERATORS: tuple[Operator, ...] = (
+    Operator("max_features_auto", "api.invalid_parameter", max_features_auto),
+    Operator("penalty_none_string", "api.invalid_parameter", penalty_none_string),
+    Operator("multi_class_keyword", "api.unexpected_keyword", multi_class_keyword),
+    Operator("criterion_mse", "api.invalid_parameter", criterion_mse),
+    Operator("boosting_loss_renamed", "api.invalid_parameter", boosting_loss_renamed),
+    Operator("nan_sentinel_alias", "api.removed_attribute", nan_sentinel_alias),
+)
+
 NEURAL_OPERATORS: tuple[Operator, ...] = (
     Operator("float64_inputs", "neural.dtype_mismatch", float64_inputs),
     Operator("hardcoded_input_width", "neural.input_width", hardcoded_input_width),
@@ -357,29 +408,56 @@ OPERATORS: tuple[Operator, ...] = (
     Operator("placeholder_model", "quality.below_baseline", placeholder_model),
     Operator("network_download", "sandbox_policy.network_denied", network_download),
 )
-BY_NAME = {op.name: op for op in OPERATORS + NEURAL_OPERATORS}
+CATALOGUE = OPERATORS + NEURAL_OPERATORS + REAL_WORLD_OPERATORS
+BY_NAME = {op.name: op for op in CATALOGUE}
 
 
 class FaultInjectingCoder:
-    """Wraps a coder; each draft gets one applicable fault with probability `rate`."""
+    """Wraps a coder; each draft gets one applicable fault with probability `rate`.
+
+    With `every_generation` (the honest fault model for research) every code the coder
+    writes — first drafts, repairs (patches and redrafts alike) and ensembles — carries a
+    fault at the same rate, drawn from the whole catalogue (the operators the repair rules
+    were written against and real-world drift reported in public), so a repair cannot
+    succeed just by starting over from fault-free templates."""
 
     def __init__(self, coder, rate: float, seed: int = 0, network_isolated: bool = False,
-                 operators: tuple[Operator, ...] = OPERATORS + NEURAL_OPERATORS) -> None:
+                 operators: tuple[Operator, ...] | None = None,
+                 every_generation: bool = False) -> None:
         if not 0.0 <= rate <= 1.0:
             raise ValueError("the fault rate must be between 0 and 1")
         self.coder, self.rate, self.seed = coder, rate, seed
         self.network_isolated = network_isolated
-        self.operators = operators
+        self.operators = operators or (CATALOGUE if every_generation
+                                       else OPERATORS + NEURAL_OPERATORS)
+        self.every_generation = every_generation
 
-    def __getattr__(self, name: str):  # repair, ensemble: the wrapped coder's own
+    def __getattr__(self, name: str):  # anything else: the wrapped coder's own
         return getattr(self.coder, name)
 
     def draft(self, candidate_id: str, spec: CandidateSpec, profile: DataProfile,
               inputs: RunInputs) -> Candidate | None:
         candidate = self.coder.draft(candidate_id, spec, profile, inputs)
-        if candidate is None:  # an LLM coder whose budget is spent drafts nothing
+        return self._inject(candidate, profile, inputs)
+
+    def repair(self, candidate_id: str, request, profile: DataProfile | None,
+               inputs: RunInputs | None) -> Candidate | None:
+        candidate = self.coder.repair(candidate_id, request, profile, inputs)
+        if not self.every_generation or profile is None or inputs is None:
+            return candidate
+        return self._inject(candidate, profile, inputs)
+
+    def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
+                 inputs: RunInputs) -> Candidate | None:
+        candidate = self.coder.ensemble(candidate_id, members, profile, inputs)
+        return self._inject(candidate, profile, inputs) if self.every_generation \
+            else candidate
+
+    def _inject(self, candidate: Candidate | None, profile: DataProfile,
+                inputs: RunInputs) -> Candidate | None:
+        if candidate is None:  # an LLM coder whose budget is spent writes nothing
             return None
-        rng = random.Random(f"{self.seed}:{inputs.dataset}:{inputs.seed}:{candidate_id}")
+        rng = random.Random(f"{self.seed}:{inputs.dataset}:{inputs.seed}:{candidate.id}")
         if rng.random() >= self.rate:
             return candidate
         ctx = FaultContext(columns=[c.name for c in profile.columns],

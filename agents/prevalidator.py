@@ -1,7 +1,8 @@
 """The pre-validator: static checks on a candidate before it spends a sandbox run.
 
-This first version checks syntax, the build_pipeline contract and that every
-import resolves in the runtime the sandbox uses (the same interpreter).
+Syntax, the build_pipeline contract, that every import resolves in the runtime the sandbox
+uses (the same interpreter), the installed API, the data's columns, and the models'
+capabilities against the data (agents/capabilities.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import sys
 from importlib.machinery import PathFinder
 
 from pipesmith.agents import static_checks
-from pipesmith.agents.schemas import Issue
+from pipesmith.agents.capabilities import check_capabilities
+from pipesmith.agents.schemas import DataProfile, Issue
 
 
 def _top_level_imports(tree: ast.Module) -> list[tuple[str, int]]:
@@ -61,8 +63,10 @@ class Prevalidator:
                 + static_checks.check_imported_names(tree) + static_checks.check_attributes(tree)
                 + static_checks.check_calls(tree) + static_checks.check_security(tree))
 
-    def check(self, code: str, columns: list[str] | None = None) -> list[Issue]:
-        """check_script, the build_pipeline(task) contract, and the data's columns."""
+    def check(self, code: str, columns: list[str] | None = None,
+              profile: DataProfile | None = None) -> list[Issue]:
+        """check_script, the build_pipeline(task) contract, the data's columns, and with a
+        profile the models' capabilities against the data (NaN, text, sparse input)."""
         issues = self.check_script(code)
         if issues and issues[0].taxonomy_class == "syntax":
             return issues
@@ -78,7 +82,8 @@ class Prevalidator:
                                 line=builders[0].lineno))
         else:
             issues += _literal_returns(builders[0])
-        return issues + static_checks.check_columns(tree, columns or [])
+        return issues + static_checks.check_columns(tree, columns or []) + \
+            check_capabilities(tree, profile)
 
 
 LITERALS = {ast.Tuple: "tuple", ast.List: "list", ast.Dict: "dict", ast.Constant: "a constant",

@@ -80,7 +80,7 @@ def main() -> None:
             else:
                 continue
             candidate = base.model_copy(update={"code": code})
-            if blocking(checks.check(code, columns)):
+            if blocking(checks.check(code, columns, profile)):
                 verdict = "static"
             else:
                 smoke, _ = executor.smoke(candidate, inputs, folder / f"{name}-smoke")
@@ -98,7 +98,7 @@ def main() -> None:
             for spec in specs:
                 candidate = coder.draft("a1", spec, profile, seeded)
                 clean += 1
-                issues = blocking(checks.check(candidate.code, columns))
+                issues = blocking(checks.check(candidate.code, columns, profile))
                 work = folder / f"clean-{seed}-{spec.name}"
                 smoke = None
                 if profile.n_rows > 2 * inputs.smoke_rows:

@@ -26,6 +26,7 @@ class PipelineJob:
     n_jobs: int = 1
     max_repair_rounds: int = 3
     kb_dir: str | None = None  # a knowledge base shared by the jobs; None: a fresh one each
+    fault_model: str = "drafts"  # or every_generation (Settings.fault_model)
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -63,6 +64,7 @@ def job_settings(job: PipelineJob):
     from pipesmith.settings import Settings
 
     return Settings(topology=job.topology, fault_rate=job.fault_rate, seed=job.seed,
+                    fault_model=job.fault_model,
                     kb_dir=Path(job.kb_dir) if job.kb_dir else job.folder / "kb",
                     runs_dir=job.folder, n_jobs=job.n_jobs,
                     max_repair_rounds=job.max_repair_rounds)

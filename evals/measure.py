@@ -23,8 +23,8 @@ from pipesmith.sandbox.base import ExecResult
 
 EXEC_STATUSES = set(get_args(ExecResult.model_fields["status"].annotation))
 ROW_KEYS = ("dataset", "topology", "seed", "status", "final_success", "first_pass_success",
-            "rounds", "failures_by_class", "score", "baseline_scores", "wall_s", "peak_mem_mb",
-            "tokens", "reliability_score")
+            "rounds", "failures_by_class", "injected_faults", "score", "baseline_scores",
+            "wall_s", "peak_mem_mb", "tokens", "reliability_score")
 
 
 def measured_diagnosis(attempt: Attempt) -> Diagnosis | None:
@@ -87,6 +87,8 @@ def row_from_report(report, *, dataset: str, topology: str, seed: int, metric: s
         "dataset": dataset, "topology": topology, "seed": seed, "status": report.status,
         "final_success": report.final_success, "first_pass_success": report.first_pass_success,
         "rounds": rounds_to_success(attempts), "failures_by_class": dict(sorted(failures.items())),
+        "injected_faults": dict(sorted(Counter(a.injected_fault for a in attempts
+                                               if a.injected_fault).items())),
         "score": score, "baseline_scores": {}, "wall_s": round(wall_s, 2),
         "peak_mem_mb": round(max((a.peak_mem_mb for a in attempts), default=0.0), 1),
         "tokens": tokens_used(raw),
@@ -104,6 +106,6 @@ def error_row(*, dataset: str, topology: str, seed: int, error: str, wall_s: flo
     resume."""
     return {"dataset": dataset, "topology": topology, "seed": seed, "status": f"error: {error}",
             "final_success": False, "first_pass_success": False, "rounds": 0,
-            "failures_by_class": {}, "score": None, "baseline_scores": {},
+            "failures_by_class": {}, "injected_faults": {}, "score": None, "baseline_scores": {},
             "wall_s": round(wall_s, 2), "peak_mem_mb": 0.0, "tokens": 0,
             "reliability_score": None}

@@ -19,7 +19,7 @@ from pipesmith.evals.jobs import BaselineJob, PipelineJob
 from pipesmith.evals.suite import DataSpec
 
 Event = Callable[..., None]
-PINNED = ("fault_rate", "budget_s", "max_repair_rounds")  # must match to resume
+PINNED = ("fault_rate", "fault_model", "budget_s", "max_repair_rounds")  # must match to resume
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ class EvalPlan:
     # One knowledge base for every job (they learn from each other, so results depend on
     # the order); None gives each job an empty one of its own, for clean comparisons.
     kb_dir: Path | None = None
+    fault_model: str = "drafts"  # or every_generation: faults in repairs and redrafts too
 
     @property
     def n_jobs(self) -> int:
@@ -49,7 +50,7 @@ class EvalPlan:
     def pipeline_jobs(self) -> list[PipelineJob]:
         return [PipelineJob(spec, topology, seed, self.fault_rate, self.budget_s,
                             str(self.out), self.n_jobs, self.max_repair_rounds,
-                            str(self.kb_dir) if self.kb_dir else None)
+                            str(self.kb_dir) if self.kb_dir else None, self.fault_model)
                 for seed in range(self.seeds) for spec in self.datasets
                 for topology in self.topologies]
 
@@ -60,7 +61,8 @@ class EvalPlan:
 
     def record(self) -> dict:
         return {"datasets": [d.name for d in self.datasets], "topologies": self.topologies,
-                "seeds": self.seeds, "fault_rate": self.fault_rate, "budget_s": self.budget_s,
+                "seeds": self.seeds, "fault_rate": self.fault_rate,
+                "fault_model": self.fault_model, "budget_s": self.budget_s,
                 "baselines": self.baselines, "max_repair_rounds": self.max_repair_rounds,
                 "threads": self.threads,
                 "specs": {d.name: {"source": d.source, "task": d.task, "target": d.target,

@@ -248,6 +248,24 @@ class Summary:
                          + f" | {sum(counts.values())} |")
         return lines + [""]
 
+    def injected_table(self) -> list[str]:
+        """Which fault operators the noisy coder drew (drafts, and with the honest model
+        repairs and redrafts too), per topology."""
+        counts = {t: Counter() for t in self.topologies}
+        for row in self.rows:
+            counts.setdefault(row["topology"], Counter()).update(row.get("injected_faults", {}))
+        operators = sorted({op for c in counts.values() for op in c})
+        if not operators:
+            return []
+        lines = ["## Injected faults", "",
+                 f"Fault model {self.record.get('fault_model', 'drafts')}: operators drawn, "
+                 "counted over attempts.", "",
+                 "| operator | " + " | ".join(self.topologies) + " |",
+                 "|---|" + "---:|" * len(self.topologies)]
+        lines += [f"| {op} | " + " | ".join(str(counts[t][op]) for t in self.topologies) + " |"
+                  for op in operators]
+        return lines + [""]
+
     def class_counts(self, topology: str) -> Counter:
         counts: Counter = Counter()
         for row in self.by_topology(topology):
@@ -314,7 +332,8 @@ class Summary:
 
     def markdown(self, plots: list[str]) -> str:
         lines = self.header() + self.scores_table() + self.success_table() + \
-            self.rank_table() + self.versus_table() + self.failures_table()
+            self.rank_table() + self.versus_table() + self.failures_table() + \
+            self.injected_table()
         lines += ["## Plots", ""] + [f"![{p[:-4]}]({p})" for p in plots]
         return "\n".join(lines) + "\n"
 

@@ -12,16 +12,11 @@ from pipesmith.agents import repairs
 from pipesmith.agents.diagnostician import raw_feedback
 from pipesmith.agents.prevalidator import blocking
 from pipesmith.agents.profiler import profile_table
+from pipesmith.agents.reformulate import repair_request
 from pipesmith.agents.repairs import RepairContext
 from pipesmith.agents.resources import predict as predict_resources
 from pipesmith.agents.resources import sized_from_code
-from pipesmith.agents.schemas import (
-    Attempt,
-    Candidate,
-    Diagnosis,
-    RefitOutcome,
-    RepairRequest,
-)
+from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, RefitOutcome
 from pipesmith.graph.context import Deps
 from pipesmith.graph.state import RunState, elapsed_s, lineage, next_candidate_id
 from pipesmith.graph.topologies import get_topology
@@ -135,7 +130,7 @@ def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
     candidate, inputs, profile = state["current"], state["inputs"], state["profile"]
     if candidate is None:  # nothing drafted (LLM budget spent); routing goes to the ensemble
         return {}
-    issues = runtime.context.prevalidator.check(candidate.code, profile.table_columns)
+    issues = runtime.context.prevalidator.check(candidate.code, profile.table_columns, profile)
     for advisory in [i for i in issues if i.advisory]:
         log.info("prevalidate.advisory", candidate=candidate.id, line=advisory.line,
                  message=advisory.message)
@@ -244,24 +239,10 @@ def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
                 update={"diagnosis": diagnosis})}
             attempts = {**attempts, **update["attempts"]}
     chain = lineage(state, failed.id)
-    kb = runtime.context.kb
-    context = {}
-    if topology.reformulate:
-        fixes = kb.fix_rates(diagnosis.signature) if kb else []  # best fix rate first
-        context = dict(
-            history=[attempts[c.id].diagnosis for c in chain[1:] if attempts[c.id].diagnosis],
-            past_fixes=[fix.action for fix in fixes],
-            past_fix_diffs=[fix.last_fix_diff for fix in fixes])
-    request = RepairRequest(
-        candidate=failed,
-        diagnosis=diagnosis,
-        tried=[f"{c.repair_action}@{attempts[c.parent].diagnosis.signature}"
-               for c in chain if c.repair_action and attempts[c.parent].diagnosis],
-        lineage_codes=[c.code for c in chain],
-        columns=[c.name for c in profile.columns],
-        leaky_columns=profile.leak_suspects,
-        **context,
-    )
+    request = repair_request(
+        chain, {c.id: attempts[c.id].diagnosis for c in chain}, diagnosis,
+        columns=[c.name for c in profile.columns], leaky_columns=profile.leak_suspects,
+        kb=runtime.context.kb, with_context=topology.reformulate)
     repaired = runtime.context.coder.repair(
         next_candidate_id(state), request, profile, state["inputs"])
     return _new(state, repaired, **update, **llm_spent(runtime))

@@ -44,13 +44,28 @@ def next_step(state: RunState, topology: Topology = FULL) -> Literal["draft", "e
     return "ensemble" if topology.ensemble else "report"
 
 
+def repair_stop(severity: str | None, depth: int, max_rounds: int, time_left: bool = True,
+                model_budget_left: bool = True) -> str | None:
+    """Why a failed lineage gets no further repair, or None when another round may go.
+    The rule of the run's graph and of `pipesmith repair` alike."""
+    if severity == "critical":
+        return "the failure is critical: repairing the code cannot help"
+    if depth >= max_rounds:
+        return f"the round limit ({max_rounds}) is reached"
+    if not time_left:
+        return "the time budget is spent"
+    if not model_budget_left:
+        return "the model budget is spent"
+    return None
+
+
 def can_repair(state: RunState, severity: str | None) -> bool:
     """Within the round limit and the time and model budgets; a critical diagnosis is not
     worth a repair (raw feedback carries no severity, so it is always retried)."""
     current = state["current"]
-    return (severity != "critical"
-            and repair_depth(state, current.id) < state["inputs"].max_repair_rounds
-            and has_time(state) and has_llm_budget(state))
+    return repair_stop(severity, repair_depth(state, current.id),
+                       state["inputs"].max_repair_rounds, has_time(state),
+                       has_llm_budget(state)) is None
 
 
 def after_failure(state: RunState, topology: Topology) -> Literal[

@@ -116,7 +116,8 @@ def default_deps(settings: Settings, sandbox=None, kb=None, http_client=None):
         from pipesmith.agents.faults import FaultInjectingCoder
 
         coder = FaultInjectingCoder(coder, settings.fault_rate, settings.seed,
-                                    network_isolated=getattr(sandbox, "isolate_network", False))
+                                    network_isolated=getattr(sandbox, "isolate_network", False),
+                                    every_generation=settings.fault_model == "every_generation")
     planner, diagnostician, session = Planner(), Diagnostician(), None
     if settings.llm == "openai":
         from pipesmith.agents.llm.session import LLMSession

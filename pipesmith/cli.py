@@ -157,6 +157,7 @@ def run(
     kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory [default: the user's data directory].")] = None,
     no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
     fault_rate: Annotated[float, typer.Option(help="Inject a realistic fault into this share of drafts (0-1), to measure the repair loop.")] = 0.0,
+    fault_model: Annotated[str, typer.Option(help="drafts, or every_generation: repairs and redrafts carry faults at the same rate.")] = "drafts",
     test_size: Annotated[float | None, typer.Option(help="Share of rows kept as the untouched test part (stratified for classification) [default: 0.2].")] = None,
     topology: Annotated[str, typer.Option(help="Graph variant: full, single-pass, self-repair, fdicr, automl-pipeline, sage-loop (see `pipesmith topologies`).")] = "full",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
@@ -169,9 +170,13 @@ def run(
     from pipesmith.cli_llm import llm_overrides
     from pipesmith.settings import Settings
 
-    overrides = {"use_kb": not no_kb, "fault_rate": fault_rate, "topology": topology} | ({"kb_dir": kb} if kb else {})
+    overrides = {"use_kb": not no_kb, "fault_rate": fault_rate, "fault_model": fault_model,
+                 "topology": topology} | ({"kb_dir": kb} if kb else {})
     overrides |= {"backend": backend} if backend else {}
     overrides |= _sandbox_override(sandbox)
+    if fault_model not in ("drafts", "every_generation"):
+        _bad_input(InputError(f"unknown fault model {fault_model!r}; known: drafts, "
+                              "every_generation"))
     overrides |= {"test_size": test_size} if test_size is not None else {}
     try:
         overrides |= llm_overrides(llm=llm, model=model, base_url=base_url, cache=llm_cache,
@@ -257,6 +262,7 @@ def repair(
     where = report.repaired_file or "unchanged"
     Console().print(f"{report.status} after {report.rounds_used} round(s): {where}",
                     soft_wrap=True, highlight=False)
+    err.print(f"stopped: {report.stop_reason}", highlight=False, soft_wrap=True)
     raise typer.Exit(0 if report.final_success else 1)
 
 

@@ -74,6 +74,7 @@ def eval_command(
     topologies: Annotated[str, typer.Option(help="Comma-separated topologies (see `pipesmith topologies`).")] = "single-pass,full",
     seeds: Annotated[int, typer.Option(help="Seeds per dataset and topology (0..N-1).")] = 1,
     fault_rate: Annotated[float, typer.Option(help="Inject a realistic fault into this share of drafts (0-1).")] = 0.0,
+    fault_model: Annotated[str, typer.Option(help="drafts (faults in first drafts only) or every_generation (drafts, repairs and redrafts alike; the honest model).")] = "drafts",
     budget: Annotated[float, typer.Option(help="Seconds per run, and per baseline fit.")] = 60.0,
     baselines: Annotated[str, typer.Option(help="Comma-separated: hgb, flaml, autogluon (none by default).")] = "",
     workers: Annotated[int, typer.Option(help="Jobs run at once.")] = 1,
@@ -116,7 +117,10 @@ def eval_command(
         if seeds < 1 or workers < 1 or threads < 1 or budget <= 0 or not 0 <= fault_rate <= 1:
             raise InputError("--seeds, --workers and --threads must be at least 1, --budget positive and "
                              "--fault-rate between 0 and 1")
+        if fault_model not in ("drafts", "every_generation"):
+            raise InputError(f"unknown fault model {fault_model!r}; known: drafts, every_generation")
         plan = EvalPlan(datasets=datasets, topologies=names, out=out, seeds=seeds,
+                        fault_model=fault_model,
                         fault_rate=fault_rate, budget_s=budget, baselines=chosen,
                         workers=workers, threads=threads, executor=executor,
                         command="pipesmith " + shlex.join(sys.argv[1:]),

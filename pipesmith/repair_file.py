@@ -25,8 +25,10 @@ from pipesmith.agents.diagnostician import Diagnostician
 from pipesmith.agents.executor import Executor
 from pipesmith.agents.prevalidator import Prevalidator, blocking
 from pipesmith.agents.profiler import profile_table
-from pipesmith.agents.schemas import Candidate, Diagnosis, RepairRequest, RunInputs
+from pipesmith.agents.reformulate import repair_request
+from pipesmith.agents.schemas import Candidate, Diagnosis, RunInputs
 from pipesmith.errors import InputError
+from pipesmith.graph.routing import repair_stop
 from pipesmith.knowledge_base.records import RepairRecord
 from pipesmith.sandbox.base import ExecJob, Sandbox
 from pipesmith.versions import library_versions
@@ -53,6 +55,7 @@ class RepairReport(BaseModel):
     status: str  # "repaired", "already_working" or "failed"
     final_success: bool
     rounds_used: int
+    stop_reason: str  # why the loop stopped, in words
     attempts: list[RepairAttempt]
     repaired_file: str | None
     diff_file: str | None
@@ -84,19 +87,23 @@ def repair_file(path: Path, out: Path, rounds: int, sandbox: Sandbox,
 
         frame = pd.read_parquet(inputs.data_path)
         profile = profile_table(frame, inputs.target, inputs.task_type)
-    columns = [c.name for c in profile.columns] if profile else []
+    # A module sees the features only; a script reads the whole table, target included.
+    columns = [] if profile is None else \
+        [c.name for c in profile.columns] if mode == "module" else profile.table_columns
     doctor, coder, checks = Diagnostician(), Coder(), Prevalidator()
     candidate = Candidate(id="a1", name=path.stem, phase="draft", code=original)
     attempts: list[RepairAttempt] = []
-    history: list[Diagnosis] = []
-    tried: list[str] = []
+    chain: list[Candidate] = []  # newest first, as the graph's lineage
+    diagnoses: dict[str, Diagnosis | None] = {}
     codes: list[str] = []
+    stop_reason = ""
     for round_ in range(rounds + 1):
         codes.append(candidate.code)
         workdir = out / "attempts" / candidate.id
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / path.name).write_text(candidate.code)
-        issues = blocking(checks.check(candidate.code, profile.table_columns if profile else [])
+        issues = blocking(checks.check(candidate.code, profile.table_columns if profile else [],
+                                       profile)
                           if mode == "module"
                           else checks.check_script(candidate.code))
         score, wall = None, 0.0
@@ -123,25 +130,44 @@ def repair_file(path: Path, out: Path, rounds: int, sandbox: Sandbox,
                                 repair_action=candidate.repair_action, score=score,
                                 wall_s=wall)
         attempts.append(attempt)
+        chain.insert(0, candidate)
+        diagnoses[candidate.id] = diagnosis
         if on_event:
             on_event({"name": "repair", "attempt": attempt})
-        if diagnosis is None or round_ == rounds:
+        if diagnosis is None:
+            stop_reason = "it works as it is" if round_ == 0 else \
+                f"it works after {round_} repair round(s)"
             break
-        fixes = kb.fix_rates(diagnosis.signature) if kb is not None else []
-        request = RepairRequest(candidate=candidate, diagnosis=diagnosis, history=history,
-                                tried=tried, lineage_codes=codes, columns=columns,
-                                leaky_columns=profile.leak_suspects if profile else [],
-                                past_fixes=[f.action for f in fixes],
-                                past_fix_diffs=[f.last_fix_diff for f in fixes])
+        key = f"{diagnosis.taxonomy_class}.{diagnosis.subclass}"
+        stop = repair_stop(diagnosis.severity, round_, rounds)
+        if stop is not None:
+            stop_reason = f"{key} remains and {stop}"
+            break
+        request = repair_request(chain, diagnoses, diagnosis, columns=columns,
+                                 leaky_columns=profile.leak_suspects if profile else [], kb=kb)
         repaired = coder.repair(f"a{len(attempts) + 1}", request, profile, inputs)
         if repaired is None:
+            stop_reason = _nothing_left(key, diagnosis, request.tried, candidate)
             break
-        tried.append(f"{repaired.repair_action}@{diagnosis.signature}")
-        history.append(diagnosis)
         candidate = repaired
     if kb is not None:
         kb.add_repairs(_repair_records(out.name, path, attempts, codes))
-    return _write(path, out, mode, original, candidate.code, attempts)
+    return _write(path, out, mode, original, candidate.code, attempts, stop_reason)
+
+
+def _nothing_left(key: str, diagnosis: Diagnosis, tried: list[str],
+                  candidate: Candidate) -> str:
+    """Why the coder had no repair to offer, in words."""
+    done = [t.split("@")[0] for t in tried if t.endswith("@" + diagnosis.signature)]
+    patches = [a for a in diagnosis.repair_actions if a != "redraft"]
+    text = f"no repair left for {key}: "
+    text += f"already tried {', '.join(done)}; " if done else ""
+    untried = [a for a in patches if a not in done]
+    text += (f"{', '.join(untried)} changed nothing or repeated earlier code"
+             if untried else "the rule table has no patch for it")
+    if "redraft" in diagnosis.repair_actions and candidate.spec is None:
+        text += "; code without a plan cannot be redrafted offline"
+    return text
 
 
 def _repair_records(run_id: str, path: Path, attempts: list[RepairAttempt],
@@ -177,7 +203,7 @@ def _copy_siblings(path: Path, workdir: Path) -> None:
 
 
 def _write(path: Path, out: Path, mode: str, original: str, final: str,
-           attempts: list[RepairAttempt]) -> RepairReport:
+           attempts: list[RepairAttempt], stop_reason: str) -> RepairReport:
     success = attempts[-1].diagnosis is None
     changed = final != original
     repaired_file = diff_file = None
@@ -190,7 +216,8 @@ def _write(path: Path, out: Path, mode: str, original: str, final: str,
     report = RepairReport(
         file=str(path), mode=mode,
         status="failed" if not success else "repaired" if changed else "already_working",
-        final_success=success, rounds_used=len(attempts) - 1, attempts=attempts,
+        final_success=success, rounds_used=len(attempts) - 1, stop_reason=stop_reason,
+        attempts=attempts,
         repaired_file=str(repaired_file) if repaired_file else None,
         diff_file=str(diff_file) if diff_file else None)
     (out / "report.json").write_text(report.model_dump_json(indent=2))

@@ -34,6 +34,9 @@ class Settings(BaseSettings):
     smoke_rows: int = 300  # rows of the smoke run before each full run; 0 turns it off
     backend: str = "sklearn"  # sklearn, torch, tensorflow or auto (see docs/backends.md)
     fault_rate: float = 0.0  # inject a realistic fault into this share of drafts (research)
+    # drafts: faults in first drafts only; every_generation: in drafts, repairs, redrafts and
+    # ensembles alike, from the whole catalogue (the honest fault model, docs/taxonomy.md)
+    fault_model: Literal["drafts", "every_generation"] = "drafts"
     # --- sandbox (docs/sandbox.md) ---
     sandbox_backend: Literal["local", "docker", "unsafe-local"] = "local"  # unsafe: no bwrap
     docker_image: str = "pipesmith-sandbox:host-runtime"  # built by .ci/docker-engine.sh image

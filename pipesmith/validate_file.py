@@ -69,7 +69,8 @@ def validate_file(path: Path, sandbox: Sandbox, inputs: RunInputs | None,
         profile = profile_table(pd.read_parquet(inputs.data_path), inputs.target,
                                 inputs.task_type)
     columns = profile.table_columns if profile else []
-    issues = checks.check(code, columns) if mode == "module" else checks.check_script(code)
+    issues = checks.check(code, columns, profile) if mode == "module" \
+        else checks.check_script(code)
     smoke = prediction = None
     if mode == "module" and inputs is not None and not blocking(issues):
         candidate = Candidate(id="validate", name=path.stem, phase="draft", code=code)

@@ -1,0 +1,12 @@
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+
+df = pd.read_csv("data.csv")
+df["age"] = df["age"].fillna(df["age"].median())
+df["embarked"] = df["embarked"].fillna("S")
+X, y = df.drop(columns=["survived"]), df["survived"]
+X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+model = LogisticRegression(max_iter=1000)
+model.fit(X_train, y_train)
+print(f"score={model.score(X_test, y_test):.4f}")
