@@ -88,10 +88,11 @@ def misspelled_module(code, rng, ctx):
 
 
 # Gradient-boosting libraries users reach for; the fault names one that is not installed
-# here (flaml, for one, brings xgboost and lightgbm with it).
+# here (flaml, for one, brings xgboost and lightgbm with it; the boost extra, catboost).
 BOOSTERS = (("xgboost", "XGBClassifier", "XGBRegressor"),
             ("lightgbm", "LGBMClassifier", "LGBMRegressor"),
-            ("catboost", "CatBoostClassifier", "CatBoostRegressor"))
+            ("catboost", "CatBoostClassifier", "CatBoostRegressor"),
+            ("ngboost", "NGBClassifier", "NGBRegressor"))
 
 
 def uninstalled_booster() -> tuple[str, str, str] | None:

@@ -43,6 +43,8 @@ SUBSTITUTES = {
     "LGBMRegressor": ("sklearn.ensemble", "HistGradientBoostingRegressor"),
     "CatBoostClassifier": ("sklearn.ensemble", "HistGradientBoostingClassifier"),
     "CatBoostRegressor": ("sklearn.ensemble", "HistGradientBoostingRegressor"),
+    "NGBClassifier": ("sklearn.ensemble", "HistGradientBoostingClassifier"),
+    "NGBRegressor": ("sklearn.ensemble", "HistGradientBoostingRegressor"),
 }
 
 
