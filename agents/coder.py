@@ -59,7 +59,7 @@ def identifier(name: str) -> str:
 def model_expression(family: Family, params: dict) -> str:
     args = [f"{key}={value!r}" for key, value in params.items()]
     if family.parallel:
-        args.append('n_jobs=task["n_jobs"]')
+        args.append(f'{family.threads}=task["n_jobs"]')
     if family.seeded:
         args.append('random_state=task["seed"]')
     return f"{family.cls}({', '.join(args)})"

@@ -29,6 +29,8 @@ class Family:
     backend: str = "sklearn"
     support: str | None = None  # code template defining `cls` inside the candidate
     imports: tuple[str, ...] = ()  # what the support code needs at module level
+    requires: str | None = None  # an optional package (the `boost` extra); skipped if missing
+    threads: str = "n_jobs"  # the keyword that takes the thread count, when `parallel`
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -78,6 +80,69 @@ FAMILIES: tuple[Family, ...] = (
 )
 
 
+BOOST_IMPORTS = ("import numpy as np", "from sklearn.base import BaseEstimator, ClassifierMixin",
+                 "from sklearn.preprocessing import LabelEncoder",
+                 "from xgboost import XGBClassifier")
+
+CATBOOST_IMPORTS = ("import numpy as np", "from catboost import CatBoostClassifier")
+
+
+def _boost() -> tuple[Family, ...]:
+    """LightGBM, XGBoost and CatBoost with good defaults (the portfolio's first guesses).
+
+    XGBoost's classifier wants classes 0..k-1 and CatBoost's predicts a column, so their
+    classifiers are small wrappers (code templates boost_estimator.py.tmpl and
+    catboost_estimator.py.tmpl, copied into the candidate like the neural estimators).
+    """
+    rows = []
+    for task, kind in (("classification", "Classifier"), ("regression", "Regressor")):
+        rows += [
+            Family("lightgbm", task, "lightgbm", f"LGBM{kind}",
+                   {"n_estimators": 300, "learning_rate": 0.05, "num_leaves": 31,
+                    "subsample": 0.8, "subsample_freq": 1, "colsample_bytree": 0.8,
+                    "verbose": -1},
+                   {"n_estimators": 100, "num_leaves": 15, "verbose": -1}, parallel=True,
+                   requires="lightgbm"),
+            Family("xgboost", task, "" if kind == "Classifier" else "xgboost",
+                   "XGBLabelClassifier" if kind == "Classifier" else "XGBRegressor",
+                   {"n_estimators": 300, "learning_rate": 0.05, "max_depth": 6,
+                    "subsample": 0.8, "colsample_bytree": 0.8, "tree_method": "hist"},
+                   {"n_estimators": 100, "max_depth": 4, "tree_method": "hist"},
+                   parallel=True, requires="xgboost",
+                   support="boost_estimator.py.tmpl" if kind == "Classifier" else None,
+                   imports=BOOST_IMPORTS if kind == "Classifier" else ()),
+            Family("catboost", task, "" if kind == "Classifier" else "catboost",
+                   "CatBoostLabelClassifier" if kind == "Classifier" else "CatBoostRegressor",
+                   {"iterations": 500, "learning_rate": 0.08, "depth": 6, "verbose": 0,
+                    "allow_writing_files": False},
+                   {"iterations": 100, "depth": 4, "verbose": 0, "allow_writing_files": False},
+                   parallel=True, threads="thread_count", requires="catboost",
+                   support="catboost_estimator.py.tmpl" if kind == "Classifier" else None,
+                   imports=CATBOOST_IMPORTS if kind == "Classifier" else ()),
+        ]
+    return tuple(rows)
+
+
+def _after(rows: tuple[Family, ...], anchor: str, extra: tuple[Family, ...]):
+    """`rows` with each task's `extra` families inserted after its `anchor` family."""
+    out: list[Family] = []
+    for row in rows:
+        out.append(row)
+        if row.name == anchor:
+            out += [f for f in extra if f.task_type == row.task_type]
+    return tuple(out)
+
+
+FAMILIES = _after(FAMILIES, "extra_trees", _boost())
+
+
+def installed(family: Family) -> bool:
+    """Whether the family's optional package is importable (looked up, not imported)."""
+    import importlib.util
+
+    return family.requires is None or importlib.util.find_spec(family.requires) is not None
+
+
 def _neural(backend: str, support: str, prefix: str, imports: tuple[str, ...]):
     """The neural rows: a small and a wide MLP per task, kept to seconds on a CPU."""
     light = {"hidden": (32,), "batch_size": 64, "epochs": 30}
@@ -107,7 +172,7 @@ def families_for(task_type: str, n_rows: int,
                  backends: tuple[str, ...] = ("sklearn",)) -> list[Family]:
     """Eligible families, by backend in the order given, then in table order."""
     return sorted((f for f in FAMILIES
-                   if f.task_type == task_type and f.backend in backends
+                   if f.task_type == task_type and f.backend in backends and installed(f)
                    and (f.max_rows is None or n_rows <= f.max_rows)),
                   key=lambda f: backends.index(f.backend))
 
