@@ -14,6 +14,7 @@ from importlib import resources
 from string import Template
 
 from pipesmith.agents import repairs
+from pipesmith.agents.compose import compose_module
 from pipesmith.agents.families import Family, get_family
 from pipesmith.agents.repairs import RepairContext
 from pipesmith.agents.schemas import (
@@ -30,7 +31,6 @@ BASE_IMPORTS = (
     "from sklearn.pipeline import Pipeline, make_pipeline",
     "from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler",
 )
-VOTERS = {"classification": "VotingClassifier", "regression": "VotingRegressor"}
 REDRAFT_AFTER = 2  # failed repairs in a lineage before a fresh redraft is tried first
 
 
@@ -127,15 +127,17 @@ class Coder:
         return None
 
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
-                 inputs: RunInputs) -> Candidate:
-        specs = [member.spec for member in members]
-        code = self._render_module(inputs, profile, specs, title="ensemble of "
-                                   + ", ".join(s.name for s in specs), ensemble=True)
+                 inputs: RunInputs, strategy: str = "caruana",
+                 weights: list[float] | None = None) -> Candidate:
+        """One module from the exact code each member ran with (never re-rendered from its
+        spec, so a repaired member stays repaired), combined by the chosen strategy."""
+        code = compose_module([(m.id, m.code) for m in members], strategy,
+                              weights or [1.0] * len(members), inputs.task_type)
         return Candidate(id=candidate_id, name="ensemble", phase="ensemble", code=code,
                          members=[m.id for m in members])
 
     def _render_module(self, inputs: RunInputs, profile: DataProfile,
-                       specs: list[CandidateSpec], title: str, ensemble: bool = False) -> str:
+                       specs: list[CandidateSpec], title: str) -> str:
         families = [get_family(inputs.task_type, spec.family) for spec in specs]
         functions = _unique_identifiers([spec.name for spec in specs])
         imports = set(BASE_IMPORTS) | {f"from {f.module} import {f.cls}"
@@ -150,14 +152,7 @@ class Coder:
         supports = dict.fromkeys(f.support for f in families if f.support)
         if supports:  # neural estimator classes, written into the module once per backend
             builders = "\n\n".join([*(support_code(name) for name in supports), builders])
-        if ensemble:
-            voter = VOTERS[inputs.task_type]
-            imports.add(f"from sklearn.ensemble import {voter}")
-            voting = ', voting="soft"' if inputs.task_type == "classification" else ""
-            members = ", ".join(f'("{fn}", build_{fn}(task))' for fn in functions)
-            body = f"    return {voter}([{members}]{voting})"
-        else:
-            body = f"    return build_{functions[0]}(task)"
+        body = f"    return build_{functions[0]}(task)"
         dropped = [c.name for c in profile.columns
                    if c.kind not in ("numeric", "categorical")]
         reasons = sorted({c.kind for c in profile.columns if c.name in dropped})

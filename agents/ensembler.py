@@ -1,11 +1,13 @@
-"""The ensembler: combine successful candidates when that beats the best single one.
+"""The ensembler: choose, on evidence, between the best single candidate, a Caruana
+ensemble and stacking (SAGE-Loop), from the candidates' out-of-fold predictions.
 
-Greedy forward selection (Caruana et al., 2004) over the members' validation
-predictions, without replacement: start from the best single candidate, add
-the one that most improves the combined score, stop when nothing improves.
-Classifiers are soft-voted (mean probability), regressors averaged. The
-ensemble is then rebuilt as one module and scored by the harness like any
-other candidate; it is kept only if that score beats the best single one.
+The choice is cross-validated over the out-of-fold rows (agents/ensemble_select.py), so no
+strategy is judged on the rows it was fitted on. The ensemble module is then composed from
+the exact code each member ran with (agents/compose.py), scored by the referee like any
+other candidate, and kept only when that score beats the best single one.
+
+Predictions come from each attempt's folder: `oof.npz` (out-of-fold predictions on the
+development part) where the referee wrote one, else `predictions.npz` (the validation rows).
 """
 
 from __future__ import annotations
@@ -14,75 +16,105 @@ from pathlib import Path
 
 import numpy as np
 
+from pipesmith.agents import ensemble_select as es
 from pipesmith.agents.schemas import Attempt, EnsembleOutcome, EnsembleProposal, RunInputs
 from pipesmith.metrics import get_metric, is_better
 
-MAX_MEMBERS = 5
+MAX_POOL = 8  # the best candidates considered; more costs time and rarely helps
+MIN_ROWS = 20  # fewer out-of-fold rows than this cannot be split for a nested choice
+PREDICTION_FILES = ("oof.npz", "predictions.npz")
 
 
-def _load(attempt: Attempt) -> dict:
-    with np.load(Path(attempt.workdir) / "predictions.npz", allow_pickle=False) as data:
-        return {key: data[key] for key in data.files}
+def load_predictions(attempt: Attempt) -> dict | None:
+    for name in PREDICTION_FILES:
+        path = Path(attempt.workdir) / name
+        if path.exists():
+            with np.load(path, allow_pickle=False) as data:
+                return {key: data[key] for key in data.files}
+    return None
+
+
+def scorer_for(metric_name: str, task_type: str, classes=None) -> es.Scorer:
+    metric = get_metric(metric_name)
+    return es.Scorer(task_type, metric.score, metric.greater_is_better, classes)
 
 
 def combined_score(metric_name: str, predictions: list[dict]) -> float:
-    metric = get_metric(metric_name)
-    y_true = predictions[0]["y_true"]
-    if "proba" in predictions[0]:
-        proba = np.mean([p["proba"] for p in predictions], axis=0)
-        classes = predictions[0]["classes"]
-        return metric.score(y_true, classes[proba.argmax(axis=1)], proba=proba, classes=classes)
-    return metric.score(y_true, np.mean([p["y_pred"] for p in predictions], axis=0))
+    """The score of the members' plain mean (probabilities or values)."""
+    first = predictions[0]
+    if "proba" in first:
+        scorer = scorer_for(metric_name, "classification", first["classes"])
+        return scorer(first["y_true"], np.mean([p["proba"] for p in predictions], axis=0))
+    return scorer_for(metric_name, "regression")(
+        first["y_true"], np.mean([p["y_pred"] for p in predictions], axis=0))
+
+
+def _pool(attempts: list[Attempt], inputs: RunInputs) -> tuple[list[Attempt], list[dict]]:
+    """The best successful candidates whose predictions line up with the best one's."""
+    metric = get_metric(inputs.metric)
+    ranked = sorted((a for a in attempts if a.succeeded and a.phase != "ensemble"),
+                    key=lambda a: a.score, reverse=metric.greater_is_better)
+    pool, preds = [], []
+    for attempt in ranked:
+        p = load_predictions(attempt)
+        if p is None or (inputs.task_type == "classification" and "proba" not in p):
+            continue
+        if preds and not (np.array_equal(p["y_true"], preds[0]["y_true"]) and (
+                "classes" not in p or np.array_equal(p["classes"], preds[0]["classes"]))):
+            continue
+        pool.append(attempt)
+        preds.append(p)
+        if len(pool) == MAX_POOL:
+            break
+    return pool, preds
 
 
 class Ensembler:
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
     def propose(self, attempts: list[Attempt], inputs: RunInputs) -> EnsembleProposal | None:
+        """The strategy with the best nested cross-validated score over the pool's
+        out-of-fold predictions; None when there is nothing to choose between."""
         if inputs.task_type == "clustering":
             return None
-        pool = [a for a in attempts if a.succeeded and a.phase != "ensemble"]
+        pool, preds = _pool(attempts, inputs)
+        if len(pool) < 2 or len(preds[0]["y_true"]) < MIN_ROWS:
+            return None
+        y = preds[0]["y_true"]
         if inputs.task_type == "classification":
-            pool = [a for a in pool if "proba" in _load(a)]
-        if len(pool) < 2:
-            return None
-        metric = inputs.metric
-        pool.sort(key=lambda a: a.score, reverse=get_metric(metric).greater_is_better)
-        preds = {a.id: _load(a) for a in pool}
-        chosen, best = [pool[0].id], pool[0].score
-        while len(chosen) < MAX_MEMBERS:
-            trials = {
-                a.id: combined_score(metric, [preds[m] for m in chosen + [a.id]])
-                for a in pool if a.id not in chosen
-            }
-            if not trials:
-                break
-            candidate = max(trials, key=lambda k: trials[k] if get_metric(metric)
-                            .greater_is_better else -trials[k])
-            if not is_better(metric, trials[candidate], best):
-                break
-            chosen.append(candidate)
-            best = trials[candidate]
-        if len(chosen) < 2:
-            return None
-        strategy = "soft_vote" if inputs.task_type == "classification" else "average"
-        return EnsembleProposal(strategy=strategy, members=chosen, estimated_score=best)
+            stacked = np.stack([p["proba"] for p in preds])
+            scorer = scorer_for(inputs.metric, "classification", preds[0]["classes"])
+        else:
+            stacked = np.stack([np.asarray(p["y_pred"], dtype=float) for p in preds])
+            scorer = scorer_for(inputs.metric, "regression")
+        choice = es.choose(stacked, y, scorer, seed=inputs.seed)
+        return EnsembleProposal(
+            strategy=choice.strategy, members=[a.id for a in pool],
+            estimated_score=choice.nested_scores[choice.strategy],
+            weights=choice.weights, nested_scores=choice.nested_scores)
 
     def decide(self, proposal: EnsembleProposal | None, result: Attempt | None,
                attempts: list[Attempt], metric: str) -> EnsembleOutcome:
         if proposal is None:
             return EnsembleOutcome(strategy="none",
-                                   reason="no combination of candidates beat the best single one "
-                                          "on validation predictions")
+                                   reason="fewer than two candidates with predictions to "
+                                          "combine")
+        chosen = dict(members=proposal.members, estimated_score=proposal.estimated_score,
+                      weights=proposal.weights, nested_scores=proposal.nested_scores)
+        if proposal.strategy == "single":
+            return EnsembleOutcome(strategy="single", **chosen,
+                                   reason="nested cross-validation over the out-of-fold "
+                                          "predictions preferred the best single model")
         best_single = best_attempt([a for a in attempts if a.phase != "ensemble"], metric)
         if result is None or not result.succeeded:
-            return EnsembleOutcome(strategy=proposal.strategy, members=proposal.members,
-                                   estimated_score=proposal.estimated_score,
+            return EnsembleOutcome(strategy=proposal.strategy, **chosen,
                                    reason="the ensemble failed to run")
         kept = best_single is None or is_better(metric, result.score, best_single.score)
         return EnsembleOutcome(
-            strategy=proposal.strategy, members=proposal.members,
-            estimated_score=proposal.estimated_score, score=result.score, kept=kept,
+            strategy=proposal.strategy, **chosen, score=result.score, kept=kept,
             reason="beats the best single candidate" if kept else
-            "the harness score did not beat the best single candidate",
+            "the referee's score did not beat the best single candidate",
         )
 
 

@@ -234,15 +234,22 @@ class Attempt(Frozen):
 
 
 class EnsembleProposal(Frozen):
-    strategy: Literal["soft_vote", "average"]
+    """The strategy chosen by nested cross-validation over the members' out-of-fold
+    predictions (agents/ensemble_select.py), and its held-out score."""
+
+    strategy: Literal["single", "caruana", "stacking"]
     members: list[str]  # attempt ids
-    estimated_score: float
+    estimated_score: float  # the chosen strategy's nested (held-out) score
+    weights: list[float] = Field(default_factory=list)  # per member, same order
+    nested_scores: dict[str, float] = Field(default_factory=dict)  # every strategy's
 
 
 class EnsembleOutcome(Frozen):
-    strategy: str  # "soft_vote", "average" or "none"
+    strategy: str  # "caruana", "stacking", "single" or "none"
     members: list[str] = Field(default_factory=list)
     estimated_score: float | None = None
     score: float | None = None
     kept: bool = False
     reason: str = ""
+    weights: list[float] = Field(default_factory=list)
+    nested_scores: dict[str, float] = Field(default_factory=dict)

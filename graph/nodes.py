@@ -241,13 +241,13 @@ def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
 def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
     attempts = list((state.get("attempts") or {}).values())
     proposal = runtime.context.ensembler.propose(attempts, state["inputs"])
-    if proposal is None:
-        return {"proposal": None, "current": None}
+    if proposal is None or proposal.strategy == "single":  # nothing to build and score
+        return {"proposal": proposal, "current": None}
+    # the members' code as it ran (a resource shrink updates `candidates`)
     members = [state["candidates"][m] for m in proposal.members]
-    if any(member.spec is None for member in members):
-        return {"proposal": None, "current": None}
     candidate = runtime.context.coder.ensemble(
-        next_candidate_id(state), members, state["profile"], state["inputs"])
+        next_candidate_id(state), members, state["profile"], state["inputs"],
+        strategy=proposal.strategy, weights=proposal.weights)
     return _new(state, candidate, proposal=proposal)
 
 

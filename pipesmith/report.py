@@ -188,6 +188,9 @@ def markdown(report: Report) -> str:
               f"{e.strategy}: members {', '.join(e.members) or '-'}, estimated "
               f"{_fmt(e.estimated_score)}, harness score {_fmt(e.score)}, "
               f"{'kept' if e.kept else 'not kept'} — {e.reason}",
+              *(["nested cross-validated score per strategy: "
+                 + ", ".join(f"{k} {v:.4f}" for k, v in e.nested_scores.items())]
+                if e.nested_scores else []),
               "", "## Time per node (s)", "",
               " · ".join(f"{k} {v:.2f}" for k, v in report.timings.items()),
               *markdown_lines(report.llm),
