@@ -56,8 +56,12 @@ def identifier(name: str) -> str:
     return ident
 
 
-def model_expression(family: Family, params: dict) -> str:
+def model_expression(family: Family, params: dict, searchable: bool = False) -> str:
+    """The estimator call; `searchable` lets task["params"] (a search trial's
+    hyperparameters) override the rendered ones, so one module serves many trials."""
     args = [f"{key}={value!r}" for key, value in params.items()]
+    if searchable:
+        args = [f'**{{**{params!r}, **task.get("params", {{}})}}']
     if family.parallel:
         args.append(f'{family.threads}=task["n_jobs"]')
     if family.seeded:
@@ -92,6 +96,12 @@ class Coder:
               inputs: RunInputs) -> Candidate:
         code = self._render_module(inputs, profile, [spec], title=spec.name)
         return Candidate(id=candidate_id, name=spec.name, phase="draft", code=code, spec=spec)
+
+    def searchable(self, spec: CandidateSpec, profile: DataProfile, inputs: RunInputs) -> str:
+        """A module whose build_pipeline(task) takes hyperparameters from task["params"]:
+        the code the search's trials run (checked once, imported once per batch)."""
+        return self._render_module(inputs, profile, [spec], title=f"{spec.name} (search)",
+                                   searchable=True)
 
     def repair(self, candidate_id: str, request: RepairRequest, profile: DataProfile | None,
                inputs: RunInputs | None) -> Candidate | None:
@@ -137,7 +147,8 @@ class Coder:
                          members=[m.id for m in members])
 
     def _render_module(self, inputs: RunInputs, profile: DataProfile,
-                       specs: list[CandidateSpec], title: str) -> str:
+                       specs: list[CandidateSpec], title: str,
+                       searchable: bool = False) -> str:
         families = [get_family(inputs.task_type, spec.family) for spec in specs]
         functions = _unique_identifiers([spec.name for spec in specs])
         imports = set(BASE_IMPORTS) | {f"from {f.module} import {f.cls}"
@@ -145,7 +156,7 @@ class Coder:
         imports |= {line for f in families for line in f.imports}
         builders = "\n".join(
             render(self._builder, function=fn, family=f.cls, rationale=spec.rationale or f.name,
-                   model=model_expression(f, spec.params), scale=spec.scale,
+                   model=model_expression(f, spec.params, searchable), scale=spec.scale,
                    encoding=spec.encoding)
             for fn, f, spec in zip(functions, families, specs, strict=True)
         )

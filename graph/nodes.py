@@ -238,6 +238,54 @@ def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
     return _new(state, repaired, **update, **llm_spent(runtime))
 
 
+SEARCH_SHARE = 0.6  # of the time left after the portfolio; the rest runs the winners
+MIN_SEARCH_S = 6.0  # less than this is not worth starting the trial workers
+
+
+def search(state: RunState, runtime: Runtime[Deps]) -> dict:
+    """Optuna search after the portfolio: its winners join the plan as candidates, to be
+    drafted, checked, run, scored, repaired and ensembled like any other."""
+    import time
+
+    from pipesmith.agents.families import get_family
+    from pipesmith.agents.schemas import CandidateSpec, Plan
+    from pipesmith.agents.search import WINNERS, run_search
+    from pipesmith.graph.routing import RESERVE_SHARE
+
+    inputs, profile, plan_ = state["inputs"], state["profile"], state["plan"]
+    done = state.get("next_index", 0)
+    left = inputs.budget_s * (1 - RESERVE_SHARE) - elapsed_s(state)
+    seconds = SEARCH_SHARE * left
+    if seconds < MIN_SEARCH_S:
+        return {"search": {"skipped": f"{seconds:.1f} s left for the search"}}
+    # What one candidate run has cost so far: how many winners the rest of the time runs.
+    runs = [a.wall_s + a.smoke_s for a in (state.get("attempts") or {}).values()
+            if a.succeeded]
+    per_run = max(1.0, sum(runs) / max(1, len(runs)))
+    n_winners = max(1, min(WINNERS, int((left - seconds) / per_run)))
+    coder = getattr(runtime.context.coder, "offline", runtime.context.coder)
+    winners, summary = run_search(
+        sandbox=runtime.context.executor.sandbox, inputs=inputs, profile=profile,
+        plan_families=[c.family for c in plan_.candidates],
+        past_runs=state.get("past_runs") or [], coder=coder,
+        prevalidator=runtime.context.prevalidator,
+        deadline=time.monotonic() + seconds,
+        folder=Path(inputs.out_dir) / "search", n_winners=n_winners,
+        portfolio=[(c.family, c.params) for c in plan_.candidates[done:]])
+    specs = []
+    for result in winners:
+        family = get_family(inputs.task_type, result.family)
+        specs.append(CandidateSpec(
+            name=f"{result.family}_tuned", family=result.family,
+            params={**family.params, **result.params}, scale=family.scale,
+            encoding=family.encoding,
+            rationale=f"search trial {result.number}: cross-validated {result.score:.4f}"))
+    notes = [*plan_.notes, f"search: {summary['trials']} trials, {len(specs)} winners; "
+             f"{len(plan_.candidates) - done} planned candidates were its first trials"]
+    return {"search": summary,
+            "plan": Plan(candidates=[*plan_.candidates[:done], *specs], notes=notes)}
+
+
 def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
     attempts = list((state.get("attempts") or {}).values())
     proposal = runtime.context.ensembler.propose(attempts, state["inputs"])

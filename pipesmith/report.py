@@ -66,6 +66,7 @@ class Report(BaseModel):
     out_dir: str
     files: dict[str, str]  # relative to out_dir
     llm: LLMSummary | None = None  # LLM mode only (docs/report-schema.md)
+    search: dict | None = None  # topologies that search: trials, curve, winners, warm start
 
 
 def choose_final(attempts: list[Attempt], ensemble: EnsembleOutcome, metric: str) -> Attempt | None:
@@ -118,6 +119,7 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
         out_dir=inputs.out_dir,
         files=files,
         llm=llm_summary(state, llm),
+        search=state.get("search"),
     )
 
 
@@ -154,6 +156,20 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
+def search_lines(search: dict | None) -> list[str]:
+    """The search in a few lines: trials, warm start, and the best score over time."""
+    if not search:
+        return []
+    if "skipped" in search:
+        return [f"- search: skipped ({search['skipped']})"]
+    curve = " → ".join(f"{s:.4f} @ {t:.0f}s" for t, s in search.get("curve", []))
+    return [f"- search: {search.get('trials', 0)} trials ({search.get('evaluations', 0)} "
+            f"evaluations, rows shares {search.get('shares')}), warm start from the "
+            f"{search.get('warm_start', '-')} ({search.get('warm_configs', 0)} configurations), "
+            f"{search.get('seconds', 0):.1f}s",
+            f"- best cross-validated score over the search's time: {curve or '-'}"]
+
+
 def markdown(report: Report) -> str:
     inferred = f" (inferred: {', '.join(report.inferred)})" if report.inferred else ""
     lines = [
@@ -167,8 +183,10 @@ def markdown(report: Report) -> str:
         f"(dummy baseline {_fmt(report.baseline_score)}), final: {report.final_candidate}",
         f"- repair rounds used: {report.rounds_used}; first draft succeeded: "
         f"{report.first_pass_success}; reliability score {report.reliability.score:.3f}",
-        f"- time: {report.elapsed_s:.1f}s of {report.budget_s:.0f}s budget, "
+        f"- time: {report.elapsed_s:.1f}s of {report.budget_s:.0f}s budget "
+        f"({100 * report.elapsed_s / max(report.budget_s, 1e-9):.0f}% used), "
         f"{report.sandbox_s:.1f}s inside the sandbox",
+        *search_lines(report.search),
         "",
         "## Attempts",
         "",

@@ -23,7 +23,8 @@ def nodes(name: str) -> set[str]:
 
 def test_each_topology_wires_only_what_it_describes():
     assert nodes("full") == {"profile", "retrieve", "plan", "draft", "prevalidate", "execute",
-                             "diagnose", "repair", "ensemble", "report", "remember"}
+                             "diagnose", "repair", "search", "ensemble", "report",
+                             "remember"}
     assert nodes("single-pass") == {"profile", "plan", "draft", "execute", "report"}
     self_repair = nodes("self-repair")
     assert "repair" in self_repair
