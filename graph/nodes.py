@@ -271,6 +271,7 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
         prevalidator=runtime.context.prevalidator,
         deadline=time.monotonic() + seconds,
         folder=Path(inputs.out_dir) / "search", n_winners=n_winners,
+        warm=get_topology(runtime.context.topology).warm_start,
         portfolio=[(c.family, c.params) for c in plan_.candidates[done:]])
     specs = []
     for result in winners:

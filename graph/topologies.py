@@ -25,6 +25,7 @@ class Topology:
     reformulate: bool = False  # repairs see the lineage's history, tried fixes, past fixes
     ensemble: bool = False  # adaptive ensembling of the successful candidates
     search: bool = False  # Optuna search over learners x hyperparameters after the portfolio
+    warm_start: bool = True  # the search starts from past winners / the bundled portfolio
     remember: bool = False  # the run and its repairs are written to the knowledge base
     max_candidates: int | None = None  # a cap on planned candidates; None: the settings'
 
@@ -72,6 +73,16 @@ TOPOLOGIES: dict[str, Topology] = {t.name: t for t in (
              "and knowledge-base memory",
              retrieve=True, prevalidate=True, feedback="taxonomy", reformulate=True,
              search=True, ensemble=True, remember=True),
+    # ablations of full, for the quality benchmark (docs/evals.md)
+    Topology("full-no-search", "full without the hyperparameter search: the planned "
+             "portfolio only", retrieve=True, prevalidate=True, feedback="taxonomy",
+             reformulate=True, ensemble=True, remember=True),
+    Topology("full-no-ensemble", "full without adaptive ensembling: the best single "
+             "candidate", retrieve=True, prevalidate=True, feedback="taxonomy",
+             reformulate=True, search=True, remember=True),
+    Topology("full-cold", "full with a cold search: no warm start from past winners or "
+             "the bundled portfolio", retrieve=True, prevalidate=True, feedback="taxonomy",
+             reformulate=True, search=True, warm_start=False, ensemble=True, remember=True),
 )}
 
 
