@@ -90,3 +90,9 @@ def test_full_topology_searches_after_the_first_valid_model(tmp_path):
         assert (tmp_path / "run" / "search" / "trials.jsonl").exists()
     assert report.elapsed_s <= 45 * 1.05
     assert "search" in report.timings or "skipped" in report.search
+    singles = [a for a in report.attempts if a.succeeded and a.phase != "ensemble"]
+    if len(singles) >= 2:  # the ensembler chose on nested cross-validated evidence
+        assert report.ensemble.strategy in ("single", "caruana", "stacking")
+        assert set(report.ensemble.nested_scores) == {"single", "caruana", "stacking"}
+    md = (tmp_path / "run" / "report.md").read_text()
+    assert "% used" in md
