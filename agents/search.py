@@ -46,6 +46,7 @@ ETA = 3  # successive halving keeps the best 1/ETA of a rung
 LOW_SHARE = 0.3  # the first rung's share of the training rows ...
 HALVING_FROM_ROWS = 2000  # ... used only when there are at least this many rows
 BATCH = 6  # trials per bracket
+FIRST_BATCH = 4  # the first bracket, before any trial's cost is known
 MAX_FAILURES = 3  # trials of a learner that may fail before the learner is dropped
 
 
@@ -243,6 +244,7 @@ class Search:
             direction="maximize" if self.greater else "minimize", sampler=sampler)
         self.results: list[TrialResult] = []
         self.failures: dict[str, int] = {}
+        self.trial_wall: float | None = None  # wall seconds per trial at full share, so far
         self.started = time.monotonic()
         for family, params in warm or []:
             if family in self.families:
@@ -261,7 +263,13 @@ class Search:
     def bracket(self, deadline: float) -> list[TrialResult]:
         """One bracket: a batch at the lowest share, the best 1/ETA promoted to the next.
         Returns the results at full share."""
-        asked = [a for a in (self._ask() for _ in range(self.batch)) if a is not None]
+        left = deadline - time.monotonic()
+        size = min(self.batch, FIRST_BATCH)  # until a bracket has measured what a trial costs
+        if self.trial_wall:  # cost aware: only as many trials as the time left can finish
+            size = min(self.batch, int(0.8 * left / (self.trial_wall * sum(self.shares))))
+            if size < 1:
+                return []
+        asked = [a for a in (self._ask() for _ in range(size)) if a is not None]
         if not asked:
             return []
         alive = asked
@@ -300,7 +308,11 @@ class Search:
             by_family.setdefault(family, []).append(
                 {"id": trial.number, "params": params, "share": share})
         batches = [(f, self.code_for(f), trials) for f, trials in by_family.items()]
-        got = self.runner.run(batches, self.folder / "jobs", time.monotonic() + left)
+        began = time.monotonic()
+        got = self.runner.run(batches, self.folder / "jobs", began + left)
+        per_trial = (time.monotonic() - began) / len(alive) / share
+        self.trial_wall = per_trial if self.trial_wall is None else \
+            0.5 * self.trial_wall + 0.5 * per_trial
         now = round(time.monotonic() - self.started, 3)
         out = []
         for trial, family, params in alive:
@@ -319,7 +331,7 @@ class Search:
         while deadline - time.monotonic() > 3.0:
             before = len(self.results)
             self.bracket(deadline)
-            if len(self.results) == before:  # nothing could run (all learners dropped)
+            if len(self.results) == before:  # nothing could run: learners dropped, no time
                 break
 
     def best(self, n: int, distinct: bool = True) -> list[TrialResult]:
