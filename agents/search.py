@@ -52,38 +52,50 @@ MAX_FAILURES = 3  # trials of a learner that may fail before the learner is drop
 
 @dataclass(frozen=True)
 class Folds:
-    """The fold files the trial jobs read, and the labels that stay outside the sandbox."""
+    """The fold files the trial jobs read, and the labels that stay outside the sandbox.
+
+    Out-of-fold predictions cover the rows some fold predicts (every development row with
+    K folds; the held-out share with a single holdout fold), in `rows` order."""
 
     folder: Path
-    y: np.ndarray  # labels of every development row, in order
-    test_index: list[np.ndarray]  # per fold, the rows it predicts
+    y: np.ndarray  # labels of the predicted rows, in `rows` order
+    test_index: list[np.ndarray]  # per fold, where its predictions go in `rows` order
     classes: np.ndarray | None
+    rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
 
     def paths(self, k: int) -> tuple[Path, Path]:
         return self.folder / f"fold{k}" / "train.parquet", self.folder / f"fold{k}" / "X.parquet"
 
 
-def make_folds(frame: pd.DataFrame, target: str, task_type: str, k: int, seed: int,
-               folder: Path) -> Folds:
-    """K folds of the development rows: per fold, its training rows with labels and the rows
-    to predict without them."""
+def kfold_plan(frame: pd.DataFrame, target: str, task_type: str, k: int,
+               seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(training rows, rows to predict) per fold: stratified K-fold where classes allow."""
     from sklearn.model_selection import KFold, StratifiedKFold
 
     y = frame[target].to_numpy()
-    classify = task_type == "classification"
-    if classify and pd.Series(y).value_counts().min() >= k:
-        splits = StratifiedKFold(k, shuffle=True, random_state=seed).split(frame, y)
-    else:
-        splits = KFold(k, shuffle=True, random_state=seed).split(frame)
+    if task_type == "classification" and pd.Series(y).value_counts().min() >= k:
+        return list(StratifiedKFold(k, shuffle=True, random_state=seed).split(frame, y))
+    return list(KFold(k, shuffle=True, random_state=seed).split(frame))
+
+
+def make_folds(frame: pd.DataFrame, target: str, task_type: str, k: int, seed: int,
+               folder: Path, plan: list[tuple[np.ndarray, np.ndarray]] | None = None) -> Folds:
+    """The fold files: per fold, its training rows with labels and the rows to predict
+    without them. `plan` gives the folds (the run's own, from the referee); by default a
+    seeded K-fold."""
+    plan = plan if plan is not None else kfold_plan(frame, target, task_type, k, seed)
+    rows = np.concatenate([np.asarray(test) for _, test in plan])
+    where = {int(r): i for i, r in enumerate(rows.tolist())}
     tests = []
-    for i, (train, test) in enumerate(splits):
+    for i, (train, test) in enumerate(plan):
         (folder / f"fold{i}").mkdir(parents=True, exist_ok=True)
         frame.iloc[train].to_parquet(folder / f"fold{i}" / "train.parquet", index=False)
         frame.iloc[test].drop(columns=[target]).to_parquet(folder / f"fold{i}" / "X.parquet",
                                                            index=False)
-        tests.append(test)
-    classes = np.unique(y) if classify else None
-    return Folds(folder, y, tests, classes)
+        tests.append(np.array([where[int(r)] for r in np.asarray(test).tolist()]))
+    y = frame[target].to_numpy()[rows]
+    classes = np.unique(frame[target].to_numpy()) if task_type == "classification" else None
+    return Folds(folder, y, tests, classes, rows)
 
 
 @dataclass

@@ -96,3 +96,14 @@ def test_full_topology_searches_after_the_first_valid_model(tmp_path):
         assert set(report.ensemble.nested_scores) == {"single", "caruana", "stacking"}
     md = (tmp_path / "run" / "report.md").read_text()
     assert "% used" in md
+
+
+def test_eval_datasets_outside_the_suite_are_bad_input(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "pipesmith.cli", "eval", "--suite", "core",
+                           "--datasets", "concrete,nope", "--out", str(tmp_path / "o")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "nope" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
