@@ -77,13 +77,16 @@ def prefixed(code: str, prefix: str) -> tuple[list[str], str]:
 
 
 def compose_module(members: list[tuple[str, str]], strategy: str, weights: list[float],
-                   task_type: str) -> str:
+                   task_type: str, n_clusters: int = 2) -> str:
     """One module from (member id, code) pairs: `single` returns the heaviest member's code
-    as it is; `caruana` a weighted vote; `stacking` a level-2 model over the members."""
+    as it is; `caruana` a weighted vote; `stacking` a level-2 model over the members;
+    `consensus` (clustering) a consensus clustering of the members' labels into
+    `n_clusters`."""
     if strategy == "single":
         return members[max(range(len(members)), key=lambda i: weights[i])][1]
     kept = [(m, w) for m, w in zip(members, weights, strict=True) if w > 0] \
-        if strategy == "caruana" else list(zip(members, weights, strict=True))
+        if strategy == "caruana" else list(zip(members, weights, strict=True)) \
+        if strategy == "stacking" else [(m, 1.0) for m in members]
     futures: set[str] = set()
     parts, entries = [], []
     for index, ((member_id, code), _) in enumerate(kept, start=1):
@@ -93,7 +96,16 @@ def compose_module(members: list[tuple[str, str]], strategy: str, weights: list[
                      + body)
         entries.append(f'("{member_id}", m{index}_build_pipeline(task))')
     members_list = "[" + ", ".join(entries) + "]"
-    if strategy == "caruana":
+    if strategy == "consensus":
+        from importlib import resources
+
+        support = resources.files("pipesmith.agents").joinpath(
+            "code_templates", "consensus_estimator.py.tmpl").read_text()
+        imports = ("import numpy as np\n"
+                   "from sklearn.cluster import AgglomerativeClustering\n\n\n" + support)
+        body = (f"    return ConsensusClustering([m[1] for m in {members_list}], "
+                f"n_clusters={n_clusters}, seed=task[\"seed\"])")
+    elif strategy == "caruana":
         cls = VOTERS[task_type]
         voting = ', voting="soft"' if task_type == "classification" else ""
         counts = [round(w, 6) for _, w in kept]

@@ -30,7 +30,10 @@ def load_predictions(attempt: Attempt) -> dict | None:
         path = Path(attempt.workdir) / name
         if path.exists():
             with np.load(path, allow_pickle=False) as data:
-                return {key: data[key] for key in data.files}
+                arrays = {key: data[key] for key in data.files}
+            if "pred" in arrays and "y_pred" not in arrays:  # the referee's oof.npz
+                arrays["y_pred"] = arrays["pred"]
+            return arrays
     return None
 
 
@@ -57,7 +60,8 @@ def _pool(attempts: list[Attempt], inputs: RunInputs) -> tuple[list[Attempt], li
     pool, preds = [], []
     for attempt in ranked:
         p = load_predictions(attempt)
-        if p is None or (inputs.task_type == "classification" and "proba" not in p):
+        if p is None or "y_true" not in p or (
+                inputs.task_type == "classification" and "proba" not in p):
             continue
         if preds and not (np.array_equal(p["y_true"], preds[0]["y_true"]) and (
                 "classes" not in p or np.array_equal(p["classes"], preds[0]["classes"]))):
@@ -77,7 +81,7 @@ class Ensembler:
         """The strategy with the best nested cross-validated score over the pool's
         out-of-fold predictions; None when there is nothing to choose between."""
         if inputs.task_type == "clustering":
-            return None
+            return self._propose_clustering(attempts, inputs)
         pool, preds = _pool(attempts, inputs)
         if len(pool) < 2 or len(preds[0]["y_true"]) < MIN_ROWS:
             return None
@@ -94,6 +98,36 @@ class Ensembler:
             estimated_score=choice.nested_scores[choice.strategy],
             weights=choice.weights, nested_scores=choice.nested_scores)
 
+    def _propose_clustering(self, attempts: list[Attempt],
+                            inputs: RunInputs) -> EnsembleProposal | None:
+        """Consensus vs the best single clustering, by silhouette and stability."""
+        import pandas as pd
+
+        pool = [a for a in attempts if a.succeeded and a.phase != "ensemble"]
+        labelings = [(a, load_predictions(a)) for a in pool]
+        labelings = [(a, p["y_pred"]) for a, p in labelings if p is not None and "y_pred" in p]
+        if len(labelings) < 2 or len({len(lab) for _, lab in labelings}) != 1:
+            return None
+        frame = pd.read_parquet(inputs.data_path)
+        if inputs.target and inputs.target in frame:
+            frame = frame.drop(columns=[inputs.target])
+        if len(frame) != len(labelings[0][1]):
+            return None
+        choice = es.choose_clustering(np.stack([lab for _, lab in labelings]),
+                                      cluster_matrix(frame), seed=inputs.seed)
+        scores = {name: s["combined"] for name, s in choice.scores.items()}
+        members = [a.id for a, _ in labelings]
+        if choice.strategy == "single":
+            return EnsembleProposal(strategy="single", members=members,
+                                    estimated_score=scores[f"single:{choice.member}"],
+                                    weights=[float(i == choice.member)
+                                             for i in range(len(members))],
+                                    nested_scores=scores)
+        return EnsembleProposal(strategy="consensus", members=members,
+                                estimated_score=scores["consensus"],
+                                weights=[1.0] * len(members), nested_scores=scores,
+                                n_clusters=len(set(choice.labels.tolist())))
+
     def decide(self, proposal: EnsembleProposal | None, result: Attempt | None,
                attempts: list[Attempt], metric: str) -> EnsembleOutcome:
         if proposal is None:
@@ -104,8 +138,9 @@ class Ensembler:
                       weights=proposal.weights, nested_scores=proposal.nested_scores)
         if proposal.strategy == "single":
             return EnsembleOutcome(strategy="single", **chosen,
-                                   reason="nested cross-validation over the out-of-fold "
-                                          "predictions preferred the best single model")
+                                   reason="the evidence (nested cross-validation, or for "
+                                          "clusterings silhouette and stability) preferred "
+                                          "the best single model")
         best_single = best_attempt([a for a in attempts if a.phase != "ensemble"], metric)
         if result is None or not result.succeeded:
             return EnsembleOutcome(strategy=proposal.strategy, **chosen,
@@ -124,3 +159,21 @@ def best_attempt(attempts: list[Attempt], metric: str) -> Attempt | None:
         if attempt.succeeded and (best is None or is_better(metric, attempt.score, best.score)):
             best = attempt
     return best
+
+
+def cluster_matrix(features) -> np.ndarray:
+    """Numbers for internal cluster indices: numeric columns median-imputed and
+    standardised, other columns as standardised ordinal codes."""
+    import pandas as pd
+
+    columns = []
+    for name in features.columns:
+        column = features[name]
+        values = column.to_numpy(dtype=float, na_value=np.nan) \
+            if pd.api.types.is_numeric_dtype(column) else \
+            pd.Series(pd.factorize(column.astype(str))[0], dtype=float).to_numpy()
+        finite = np.isfinite(values)
+        values = np.where(finite, values, np.nanmedian(values) if finite.any() else 0.0)
+        std = values.std()
+        columns.append((values - values.mean()) / std if std > 0 else values * 0.0)
+    return np.column_stack(columns) if columns else np.zeros((len(features), 1))

@@ -237,15 +237,16 @@ class EnsembleProposal(Frozen):
     """The strategy chosen by nested cross-validation over the members' out-of-fold
     predictions (agents/ensemble_select.py), and its held-out score."""
 
-    strategy: Literal["single", "caruana", "stacking"]
+    strategy: Literal["single", "caruana", "stacking", "consensus"]
     members: list[str]  # attempt ids
     estimated_score: float  # the chosen strategy's nested (held-out) score
     weights: list[float] = Field(default_factory=list)  # per member, same order
     nested_scores: dict[str, float] = Field(default_factory=dict)  # every strategy's
+    n_clusters: int | None = None  # consensus clustering only
 
 
 class EnsembleOutcome(Frozen):
-    strategy: str  # "caruana", "stacking", "single" or "none"
+    strategy: str  # "caruana", "stacking", "single", "consensus" or "none"
     members: list[str] = Field(default_factory=list)
     estimated_score: float | None = None
     score: float | None = None

@@ -296,7 +296,8 @@ def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
     members = [state["candidates"][m] for m in proposal.members]
     candidate = runtime.context.coder.ensemble(
         next_candidate_id(state), members, state["profile"], state["inputs"],
-        strategy=proposal.strategy, weights=proposal.weights)
+        strategy=proposal.strategy, weights=proposal.weights,
+        n_clusters=proposal.n_clusters or 2)
     return _new(state, candidate, proposal=proposal)
 
 

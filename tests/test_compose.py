@@ -64,3 +64,27 @@ def test_members_with_clashing_names_stay_apart():
 
 def test_single_strategy_is_the_member_code_itself():
     assert compose_module([("a1", "A"), ("a2", "B")], "single", [0, 1], "regression") == "B"
+
+
+def test_consensus_module_clusters_with_its_members_code(tmp_path):
+    """Three k-means members with different seeds: the composed consensus module runs
+    their exact code and recovers the blobs as well as they do."""
+    from sklearn.datasets import make_blobs
+    from sklearn.metrics import adjusted_rand_score
+
+    member = ("from sklearn.cluster import KMeans\n\n"
+              "def build_pipeline(task):\n"
+              "    return KMeans(n_clusters=3, n_init=1, random_state={seed})\n")
+    members = [(f"a{i}", member.format(seed=i)) for i in range(3)]
+    code = compose_module(members, "consensus", [1, 1, 1], "clustering", n_clusters=3)
+    assert "random_state=2" in code and "ConsensusClustering" in code
+    namespace: dict = {}
+    exec(compile(code, "consensus.py", "exec"), namespace)  # noqa: S102 - built here
+    X, truth = make_blobs(n_samples=2500, centers=3, random_state=0)
+    labels = namespace["build_pipeline"]({"seed": 0, "n_jobs": 1}).fit_predict(X)
+    from sklearn.cluster import KMeans
+
+    alone = [adjusted_rand_score(truth, KMeans(n_clusters=3, n_init=1, random_state=i)
+                                 .fit_predict(X)) for i in range(3)]
+    assert len(labels) == 2500
+    assert adjusted_rand_score(truth, labels) >= min(alone) - 0.01

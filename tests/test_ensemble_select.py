@@ -142,3 +142,35 @@ def test_clustering_choice_prefers_a_stable_good_clustering_over_an_outlier():
 
     assert adjusted_rand_score(truth, choice.labels) > 0.9
     assert choice.scores["single:2"]["combined"] < choice.scores["single:0"]["combined"]
+
+
+def test_ensembler_chooses_for_clusterings_from_their_labels(tmp_path):
+    """Two agreeing k-means clusterings and a random one: the choice is not the random one,
+    and the proposal says how many clusters a consensus would make."""
+    import pandas as pd
+    from sklearn.cluster import KMeans
+
+    from pipesmith.agents.ensembler import Ensembler
+    from pipesmith.agents.schemas import Attempt
+    from tests.conftest import make_inputs
+
+    inputs, _ = make_inputs(tmp_path, "iris", task_type="clustering")
+    frame = pd.read_parquet(inputs.data_path)
+    X = frame.drop(columns=[inputs.target]) if inputs.target in frame else frame
+    rng = np.random.default_rng(0)
+    labelings = [KMeans(n_clusters=3, n_init=3, random_state=s).fit_predict(X)
+                 for s in (0, 1)] + [rng.integers(0, 3, len(X))]
+    attempts = []
+    for i, labels in enumerate(labelings, 1):
+        folder = tmp_path / f"a{i}"
+        folder.mkdir()
+        np.savez(folder / "predictions.npz", y_pred=labels)
+        attempts.append(Attempt(id=f"a{i}", parent=None, candidate=f"k{i}", phase="draft",
+                                status="ok", score=0.5, workdir=str(folder)))
+    proposal = Ensembler().propose(attempts, inputs)
+    assert proposal is not None and proposal.strategy in ("single", "consensus")
+    assert proposal.nested_scores["single:2"] < proposal.nested_scores["single:0"]
+    if proposal.strategy == "single":
+        assert proposal.weights[2] == 0.0
+    else:
+        assert proposal.n_clusters == 3
