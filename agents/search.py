@@ -460,6 +460,8 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
         folds = make_folds(_development_rows(inputs), inputs.target, inputs.task_type,
                            max(2, inputs.cv_folds), inputs.seed, folder / "folds")
     configs, source = warm_configs(past_runs, inputs.task_type) if warm else ([], "cold")
+    if source == "bundled portfolio":  # no evidence about this data: cheap learners first
+        configs = sorted(configs, key=lambda c: COST.get(c[0], 5.0))
     # the planned candidates not drafted (the portfolio's defaults), cheap first, after the
     # warm start's configurations
     configs = [*configs, *sorted(portfolio or [], key=lambda c: COST.get(c[0], 5.0))]

@@ -281,10 +281,12 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
             params={**family.params, **result.params}, scale=family.scale,
             encoding=family.encoding,
             rationale=f"search trial {result.number}: cross-validated {result.score:.4f}"))
-    notes = [*plan_.notes, f"search: {summary['trials']} trials, {len(specs)} winners; "
-             f"{len(plan_.candidates) - done} planned candidates were its first trials"]
+    # The winners first; then the planned candidates not drafted yet whose learner did not
+    # win (they were the search's first trials too), drafted while time is left.
+    rest = [c for c in plan_.candidates[done:] if c.family not in {s.family for s in specs}]
+    notes = [*plan_.notes, f"search: {summary['trials']} trials, {len(specs)} winners"]
     return {"search": summary,
-            "plan": Plan(candidates=[*plan_.candidates[:done], *specs], notes=notes)}
+            "plan": Plan(candidates=[*plan_.candidates[:done], *specs, *rest], notes=notes)}
 
 
 def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
