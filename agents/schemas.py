@@ -46,6 +46,7 @@ class RunInputs(Frozen):
     cv_folds: int = 3
     fault_rate: float = 0.0  # recorded so the report says when faults were injected
     smoke_rows: int = 300  # rows of the smoke run; 0 turns it off
+    search_share: float = 0.6  # of the time left after the first valid model; 0: no search
     rows_dropped_missing_target: int = 0
     backend: Literal["sklearn", "torch", "tensorflow", "auto"] = "sklearn"  # model library
     llm_model: str | None = None  # LLM mode: the model, and the budgets routing checks

@@ -238,7 +238,6 @@ def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
     return _new(state, repaired, **update, **llm_spent(runtime))
 
 
-SEARCH_SHARE = 0.6  # of the time left after the portfolio; the rest runs the winners
 MIN_SEARCH_S = 6.0  # less than this is not worth starting the trial workers
 
 
@@ -255,7 +254,9 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     inputs, profile, plan_ = state["inputs"], state["profile"], state["plan"]
     done = state.get("next_index", 0)
     left = inputs.budget_s * (1 - RESERVE_SHARE) - elapsed_s(state)
-    seconds = SEARCH_SHARE * left
+    seconds = inputs.search_share * left
+    if inputs.search_share <= 0:
+        return {"search": {"skipped": "turned off (search_share 0)"}}
     if seconds < MIN_SEARCH_S:
         return {"search": {"skipped": f"{seconds:.1f} s left for the search"}}
     # What one candidate run has cost so far: how many winners the rest of the time runs.

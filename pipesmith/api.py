@@ -132,6 +132,7 @@ def _resolve(table: Table, task: str | None, metric: str | None, settings: Setti
         n_jobs=settings.n_jobs, test_size=settings.test_size, memory_mb=settings.memory_mb,
         disk_mb=settings.disk_mb, cv_folds=settings.cv_folds, fault_rate=settings.fault_rate,
         smoke_rows=settings.smoke_rows, backend=settings.backend,
+        search_share=settings.search_share,
         rows_dropped_missing_target=len(table.frame) - len(frame),
         llm=settings.llm, llm_model=settings.llm_model if settings.llm != "offline" else None,
         max_tokens_total=settings.max_tokens_total, max_cost=settings.max_cost,

@@ -81,7 +81,8 @@ def test_full_topology_searches_after_the_first_valid_model(tmp_path):
     from pipesmith.settings import Settings
 
     report = run(dataset="iris", budget_s=45, out=tmp_path / "run",
-                 settings=Settings(n_jobs=1, use_kb=False, kb_dir=tmp_path / "kb"))
+                 settings=Settings(n_jobs=1, use_kb=False, kb_dir=tmp_path / "kb",
+                                   search_share=0.6))
     assert report.status == "succeeded"
     assert report.attempts[0].succeeded  # a valid model first
     assert report.search is not None
