@@ -133,7 +133,11 @@ def test_clustering_run(settings, tmp_path):
     report = run(dataset="iris", task="clustering", out=tmp_path / "run", settings=settings)
     assert report.metric == "silhouette" and report.inferred == ["metric"]
     assert report.score > report.baseline_score
-    assert report.ensemble.strategy == "none"
+    # consensus clustering vs the best single one, chosen by silhouette and stability
+    assert report.ensemble.strategy in ("single", "consensus")
+    assert any(k.startswith("single:") for k in report.ensemble.nested_scores)
+    if report.ensemble.strategy == "consensus":
+        assert any(a.phase == "ensemble" for a in report.attempts)
 
 
 def test_build_graph_exposes_the_flow():
