@@ -156,6 +156,28 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
+def score_curve(report: Report) -> list[tuple[float, float]]:
+    """The best score so far after each candidate run, against the seconds spent in
+    sandboxed runs (smoke runs, candidate runs, and the search before its first winner)
+    up to its end: the run's anytime curve."""
+    from pipesmith.metrics import is_better
+
+    spent, best, points = 0.0, None, []
+    search_s = (report.search or {}).get("seconds", 0.0)
+    for attempt in report.attempts:
+        if search_s and attempt.candidate.endswith("_tuned"):
+            spent, search_s = spent + search_s, 0.0
+        spent += attempt.smoke_s + attempt.wall_s
+        if attempt.succeeded and is_better(report.metric, attempt.score, best):
+            best = attempt.score
+            points.append((round(spent, 1), round(best, 6)))
+    return points
+
+
+def _curve_text(points: list[tuple[float, float]]) -> str:
+    return " → ".join(f"{score:.4f} @ {t:.0f}s" for t, score in points) or "-"
+
+
 def search_lines(search: dict | None) -> list[str]:
     """The search in a few lines: trials, warm start, and the best score over time."""
     if not search:
@@ -187,6 +209,7 @@ def markdown(report: Report) -> str:
         f"({100 * report.elapsed_s / max(report.budget_s, 1e-9):.0f}% used), "
         f"{report.sandbox_s:.1f}s inside the sandbox",
         *search_lines(report.search),
+        f"- best score over the run's sandbox time: {_curve_text(score_curve(report))}",
         "",
         "## Attempts",
         "",

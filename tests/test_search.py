@@ -96,7 +96,7 @@ def test_full_topology_searches_after_the_first_valid_model(tmp_path):
         assert report.ensemble.strategy in ("single", "caruana", "stacking")
         assert set(report.ensemble.nested_scores) == {"single", "caruana", "stacking"}
     md = (tmp_path / "run" / "report.md").read_text()
-    assert "% used" in md
+    assert "% used" in md and "best score over the run" in md
 
 
 def test_eval_datasets_outside_the_suite_are_bad_input(tmp_path):
