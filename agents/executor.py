@@ -1,67 +1,281 @@
-"""The executor: run a candidate through the fixed harness inside a sandbox."""
+"""The executor: run a candidate's fold jobs in the sandbox and have the referee score them.
+
+Each cross-validation fold is its own sandbox job (`sandbox/harness.py`) whose workdir holds
+only that fold's training rows (with labels), the rows to predict (without labels) and the
+candidate. The predictions come back and are checked and scored here, outside the sandbox
+(`pipesmith/referee.py`). The out-of-fold predictions are kept in the attempt folder as
+`oof.npz` (`index`, `y_true`, `pred`, and for classifiers `proba`, `classes`).
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
+from pipesmith import referee
 from pipesmith.agents.schemas import Candidate, RunInputs
+from pipesmith.metrics import get_metric
 from pipesmith.sandbox.base import ExecJob, ExecResult, Sandbox
 
 HARNESS = "pipesmith.sandbox.harness"
+CONTRACT_EXIT = 3
 SMOKE_TIMEOUT_S = 30.0
+OOF_FILE = "oof.npz"
+PARALLEL_FOLDS = 2  # fold jobs at once, when the cores allow
 
 
 class Executor:
-    def __init__(self, sandbox: Sandbox) -> None:
+    def __init__(self, sandbox: Sandbox, cores: int | None = None) -> None:
         self.sandbox = sandbox
+        self.cores = cores or os.cpu_count() or 1
 
     def smoke(self, candidate: Candidate, inputs: RunInputs, workdir: Path,
               timeout_s: float = SMOKE_TIMEOUT_S) -> tuple[ExecResult, dict | None]:
-        """The same harness on a small stratified sample, no cross-validation: catches
+        """One holdout job on a small stratified sample of the development part: catches
         shape, dtype and API errors in seconds, before the full run."""
         return self.run(candidate, inputs, workdir, timeout_s,
-                        sample_rows=inputs.smoke_rows, cv_folds=0)
+                        sample_rows=inputs.smoke_rows, cv_folds=1)
 
     def run(self, candidate: Candidate, inputs: RunInputs, workdir: Path,
             timeout_s: float, sample_rows: int | None = None, cv_folds: int | None = None,
             memory_mb: int | None = None) -> tuple[ExecResult, dict | None]:
-        """Run the harness on the candidate; metrics are None unless the harness wrote them."""
+        """Cross-validate the candidate on the development part; metrics are None unless
+        every fold returned predictions that honour the contract. `timeout_s` is per fold."""
         workdir.mkdir(parents=True, exist_ok=True)
-        code_path = workdir / "candidate.py"
-        code_path.write_text(candidate.code)
-        job = {
-            "data_path": inputs.data_path,
-            "candidate_path": str(code_path),
-            "target": inputs.target,
-            "task_type": inputs.task_type,
-            "metric": inputs.metric,
-            "seed": inputs.seed,
-            "test_size": inputs.test_size,
-            "n_jobs": inputs.n_jobs,
-            "cv_folds": inputs.cv_folds if cv_folds is None else cv_folds,
-            "sample_rows": sample_rows,
-            "cv_budget_s": 0.4 * timeout_s,
-        }
-        (workdir / "harness_job.json").write_text(json.dumps(job, indent=2))
-        threads = str(max(1, inputs.n_jobs))
-        result = self.sandbox.run(ExecJob(
-            command=[sys.executable, "-m", HARNESS, "harness_job.json"],
-            workdir=workdir,
-            timeout_s=timeout_s,
-            cpu_time_s=timeout_s * max(1, inputs.n_jobs) + 10,
-            memory_mb=memory_mb or inputs.memory_mb,
-            disk_mb=inputs.disk_mb,
-            read_paths=(Path(inputs.data_path),),  # the prepared table, read-only
-            env={"OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
-                 "MKL_NUM_THREADS": threads},
-        ))
-        metrics_path = workdir / "metrics.json"
+        (workdir / "candidate.py").write_text(candidate.code)
+        dev = pd.read_parquet(inputs.data_path)
+        if sample_rows and len(dev) > sample_rows:
+            dev = sample(dev, inputs, sample_rows)
+        k = inputs.cv_folds if cv_folds is None else cv_folds
+        folds = referee.fold_plan(dev, inputs.target, inputs.task_type, k, inputs.seed)
+        jobs = []
+        for number, fold in enumerate(folds):
+            folder = workdir / "folds" / str(number) if len(folds) > 1 else workdir / "fold"
+            referee.write_fold(folder, dev, inputs.target, fold, inputs.task_type)
+            jobs.append(folder)
+        # Two fold jobs at once where there are two cores, each with half the threads.
+        workers = min(PARALLEL_FOLDS, len(jobs)) if self.cores >= 2 else 1
+        threads = max(1, inputs.n_jobs // workers)
+
+        stop = threading.Event()  # a fold failed (or the run was interrupted): skip the rest
+        first_failure: list[ExecResult] = []  # in time: the one that stopped the others
+
+        def one(folder: Path) -> ExecResult | None:
+            if stop.is_set():
+                return None
+            result = self._job(candidate, inputs, folder, timeout_s, memory_mb, threads)
+            if not result.ok and not stop.is_set():
+                stop.set()
+                first_failure.append(result)
+            return result
+
+        started = time.perf_counter()
+        pool = ThreadPoolExecutor(max_workers=workers)
+        try:
+            results = [r for r in pool.map(one, jobs) if r is not None]
+        except BaseException:  # KeyboardInterrupt included: do not start the queued folds
+            stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
+        merged = merge_results(results, time.perf_counter() - started,
+                               first_failure[0] if first_failure else None)
+        if not merged.ok:
+            return merged, None
+        try:
+            metrics = self._score_folds(dev, folds, jobs, inputs, workdir)
+        except referee.ContractViolation as exc:
+            return contract_failure(merged, str(exc)), None
+        metrics["fold_wall_s"] = round(max(r.wall_s for r in results), 3)
+        return merged, metrics
+
+    def refit(self, candidate: Candidate, inputs: RunInputs, workdir: Path, timeout_s: float,
+              memory_mb: int | None = None) -> tuple[ExecResult, dict | None]:
+        """Fit the chosen pipeline on every development row in the sandbox, predict the test
+        features, and score the test part here: test_score and test_baseline_score. The
+        fitted model is workdir/model.joblib."""
+        workdir.mkdir(parents=True, exist_ok=True)
+        (workdir / "candidate.py").write_text(candidate.code)
+        dev, test = pd.read_parquet(inputs.data_path), pd.read_parquet(inputs.test_path)
+        referee.write_refit(workdir, dev, test, inputs.target, inputs.task_type)
+        result = self._job(candidate, inputs, workdir, timeout_s, memory_mb,
+                           max(1, inputs.n_jobs), save_model=True)
         if not result.ok:
             return result, None
-        if not metrics_path.exists():
-            return result.model_copy(update={
-                "status": "error", "detail": "the harness exited 0 without writing metrics.json",
-            }), None
-        return result, json.loads(metrics_path.read_text())
+        try:
+            checked = referee.check_predictions(referee.load_returned(workdir), len(test),
+                                                inputs.task_type, inputs.metric)
+        except referee.ContractViolation as exc:
+            return contract_failure(result, str(exc)), None
+        if not (workdir / "model.joblib").exists():
+            return contract_failure(result, "the refit job wrote no model.joblib"), None
+        if inputs.task_type == "clustering":
+            features = test.drop(columns=[inputs.target]) if inputs.target else test
+            test_score, test_baseline = referee.cluster_scores(
+                inputs.metric, features, checked["pred"], inputs.seed)
+        else:
+            test_score = referee.score(inputs.metric, test[inputs.target], checked)
+            test_baseline = referee.baseline(inputs.metric, dev[inputs.target],
+                                             test[inputs.target])
+        return result, {"test_score": test_score, "test_baseline_score": test_baseline,
+                        "n_test": len(test), "n_dev": len(dev)}
+
+    def _job(self, candidate: Candidate, inputs: RunInputs, folder: Path, timeout_s: float,
+             memory_mb: int | None, threads: int, save_model: bool = False) -> ExecResult:
+        (folder / "candidate.py").write_text(candidate.code)
+        job = {"candidate": "candidate.py", "task_type": inputs.task_type,
+               "target": inputs.target, "metric": inputs.metric,
+               "needs": get_metric(inputs.metric).needs, "seed": inputs.seed,
+               "n_jobs": threads, "save_model": save_model}
+        (folder / "job.json").write_text(json.dumps(job, indent=2))
+        return self.sandbox.run(ExecJob(
+            command=[sys.executable, "-m", HARNESS, "job.json"],
+            workdir=folder,
+            timeout_s=timeout_s,
+            cpu_time_s=timeout_s * threads + 10,
+            memory_mb=memory_mb or inputs.memory_mb,
+            disk_mb=inputs.disk_mb,
+            read_paths=(),  # the job reads only its workdir: this fold's files
+            env={"OMP_NUM_THREADS": str(threads), "OPENBLAS_NUM_THREADS": str(threads),
+                 "MKL_NUM_THREADS": str(threads)},
+        ))
+
+    def _score_folds(self, dev: pd.DataFrame, folds: list[referee.Fold], jobs: list[Path],
+                     inputs: RunInputs, workdir: Path) -> dict:
+        task_type, metric = inputs.task_type, inputs.metric
+        scores, baselines, returned, diagnostics = [], [], [], []
+        for fold, folder in zip(folds, jobs, strict=True):
+            checked = referee.check_predictions(referee.load_returned(folder),
+                                                len(fold.predict), task_type, metric)
+            returned.append(checked)
+            diagnostics.append(read_diagnostics(folder))
+            if task_type == "clustering":
+                features = dev.drop(columns=[inputs.target]) if inputs.target else dev
+                score, base = referee.cluster_scores(metric, features, checked["pred"],
+                                                     inputs.seed)
+            else:
+                y = dev[inputs.target].to_numpy()
+                score = referee.score(metric, y[fold.predict], checked)
+                base = referee.baseline(metric, y[fold.train], y[fold.predict])
+            scores.append(round(score, 6))
+            baselines.append(base)
+        save_oof(workdir / OOF_FILE, dev, folds, returned, inputs)
+        warnings = list(dict.fromkeys(w for d in diagnostics for w in d.get("warnings", [])))
+        losses = [d["loss"] for d in diagnostics if d.get("loss")]
+        return {
+            "score": float(np.mean(scores)),
+            "cv_std": float(np.std(scores)),
+            "fold_scores": scores,
+            "baseline_score": float(np.mean(baselines)),
+            "n_train": int(np.mean([len(f.train) for f in folds])),
+            "n_val": int(sum(len(f.predict) for f in folds)),
+            "folds": len(folds),
+            "fit_s": round(sum(float(d.get("fit_s") or 0.0) for d in diagnostics), 3),
+            "warnings": warnings[:5],
+            "loss": worst_loss(losses),
+            **({"n_clusters": diagnostics[0].get("n_clusters")}
+               if task_type == "clustering" else {}),
+        }
+
+
+def sample(dev: pd.DataFrame, inputs: RunInputs, rows: int) -> pd.DataFrame:
+    """A seeded sample of the development part, stratified where every class can be."""
+    from sklearn.model_selection import train_test_split
+
+    y = dev[inputs.target] if inputs.target and inputs.task_type == "classification" else None
+    stratify = y if y is not None and y.value_counts().min() >= 2 else None
+    try:
+        part, _ = train_test_split(dev, train_size=rows, random_state=inputs.seed,
+                                   stratify=stratify)
+    except ValueError:  # too many classes for the sample: fall back to a plain one
+        part = dev.sample(n=rows, random_state=inputs.seed)
+    return part.reset_index(drop=True)
+
+
+def read_diagnostics(folder: Path) -> dict:
+    """What the job reported about its fit (never a score); anything malformed is dropped."""
+    try:
+        raw = json.loads((folder / "diagnostics.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    out: dict = {}
+    if isinstance(raw.get("warnings"), list):
+        out["warnings"] = [str(w)[:300] for w in raw["warnings"][:5]]
+    loss = raw.get("loss")
+    if isinstance(loss, dict) and all(isinstance(loss.get(k), (int, float))
+                                      for k in ("first", "last", "min")):
+        out["loss"] = {k: float(loss[k]) for k in ("first", "last", "min")} | {
+            "finite": bool(loss.get("finite", True))}
+    for key in ("fit_s", "n_clusters"):
+        if isinstance(raw.get(key), (int, float)):
+            out[key] = raw[key]
+    return out
+
+
+def worst_loss(losses: list[dict]) -> dict | None:
+    """The fold whose training diverged most, if any fold kept a loss curve."""
+    if not losses:
+        return None
+    return max(losses, key=lambda loss: (not loss["finite"],
+                                         loss["last"] / max(loss["first"], 1e-12)))
+
+
+def save_oof(path: Path, dev: pd.DataFrame, folds: list[referee.Fold], returned: list[dict],
+             inputs: RunInputs) -> None:
+    """The out-of-fold predictions, ordered by development-row position (`index`)."""
+    index = np.concatenate([f.predict for f in folds])
+    order = np.argsort(index, kind="stable")
+    arrays = {"index": index[order],
+              "pred": _savable(np.concatenate([r["pred"] for r in returned])[order])}
+    if inputs.target and inputs.target in dev:
+        arrays["y_true"] = _savable(dev[inputs.target].to_numpy()[index[order]])
+    if all("proba" in r for r in returned) and returned:
+        classes = returned[0]["classes"]
+        if all(np.array_equal(r["classes"], classes) for r in returned):
+            arrays["proba"] = np.concatenate([r["proba"] for r in returned])[order]
+            arrays["classes"] = _savable(classes)
+    np.savez(path, **arrays)
+
+
+def load_oof(attempt_dir: str | Path) -> dict:
+    with np.load(Path(attempt_dir) / OOF_FILE, allow_pickle=False) as data:
+        return {key: data[key] for key in data.files}
+
+
+def _savable(array):
+    array = np.asarray(array)
+    return array.astype(str) if array.dtype == object else array
+
+
+def merge_results(results: list[ExecResult], wall_s: float,
+                  failure: ExecResult | None = None) -> ExecResult:
+    """One ExecResult for the fold jobs: the failure that stopped them (its status and
+    output), total CPU, the largest peak, and the wall time of all of them together."""
+    first = failure or next((r for r in results if not r.ok), None) or results[0]
+    wall = max(wall_s, max(r.wall_s for r in results))
+    return first.model_copy(update={
+        "wall_s": round(wall, 3),
+        "cpu_s": round(sum(r.cpu_s for r in results), 3),
+        "peak_mem_mb": max(r.peak_mem_mb for r in results),
+        "files": sorted({f for r in results for f in r.files}),
+        "stdout": first.stdout[-20_000:],
+    })
+
+
+def contract_failure(result: ExecResult, message: str) -> ExecResult:
+    """A run whose predictions break the contract: an error the taxonomy classifies."""
+    return result.model_copy(update={
+        "status": "error", "exit_code": CONTRACT_EXIT,
+        "stderr": (result.stderr + f"\npipesmith.harness.ContractError: {message}\n")[-20_000:],
+        "detail": message,
+    })

@@ -27,7 +27,8 @@ class RunInputs(Frozen):
     run_id: str
     task_text: str
     dataset: str  # a bundled name or the data file's path
-    data_path: str  # the prepared table inside the run directory
+    data_path: str  # the development part inside the run directory (what agents profile)
+    test_path: str = ""  # the referee's test part: read by project code only, after selection
     target: str | None
     task_type: TaskType
     metric: str
@@ -43,7 +44,7 @@ class RunInputs(Frozen):
     test_size: float = 0.2
     memory_mb: int = 4096
     disk_mb: int = 1024
-    cv_folds: int = 3
+    cv_folds: int = 5  # K, chosen by pipesmith.referee.choose_folds (1: a holdout fold)
     fault_rate: float = 0.0  # recorded so the report says when faults were injected
     smoke_rows: int = 300  # rows of the smoke run; 0 turns it off
     search_share: float = 0.6  # of the time left after the first valid model; 0: no search
@@ -222,7 +223,9 @@ class Attempt(Frozen):
     memory_limit_mb: int | None = None  # ... and the limits the run got from them
     timeout_s: float | None = None
     resource_adjustment: str | None = None  # e.g. shrink_model when the bound did not fit
-    fold_scores: list[float] = Field(default_factory=list)
+    fold_scores: list[float] = Field(default_factory=list)  # per CV fold, scored outside
+    cv_std: float | None = None  # spread of fold_scores; `score` is their mean
+    fold_wall_s: float = 0.0  # the slowest fold job, for the refit's time reserve
     warnings: list[str] = Field(default_factory=list)
     repair_action: str | None = None
     injected_fault: str | None = None
@@ -244,6 +247,18 @@ class EnsembleProposal(Frozen):
     weights: list[float] = Field(default_factory=list)  # per member, same order
     nested_scores: dict[str, float] = Field(default_factory=dict)  # every strategy's
     n_clusters: int | None = None  # consensus clustering only
+
+
+class RefitOutcome(Frozen):
+    """The chosen pipeline refit on every development row and scored on the test part."""
+
+    status: str  # an ExecStatus, or "skipped" when nothing was chosen
+    test_score: float | None = None
+    test_baseline_score: float | None = None
+    n_dev: int | None = None
+    n_test: int | None = None
+    wall_s: float = 0.0
+    detail: str = ""
 
 
 class EnsembleOutcome(Frozen):

@@ -457,8 +457,9 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
     if not codes:
         return [], {"trials": 0, "rejected": rejected, "curve": []}
     if folds is None:
-        folds = make_folds(_development_rows(inputs), inputs.target, inputs.task_type,
-                           max(2, inputs.cv_folds), inputs.seed, folder / "folds")
+        dev = _development_rows(inputs)
+        folds = make_folds(dev, inputs.target, inputs.task_type, inputs.cv_folds, inputs.seed,
+                           folder / "folds", plan=run_folds(dev, inputs))
     configs, source = warm_configs(past_runs, inputs.task_type) if warm else ([], "cold")
     if source == "bundled portfolio":  # no evidence about this data: cheap learners first
         configs = sorted(configs, key=lambda c: COST.get(c[0], 5.0))
@@ -489,11 +490,15 @@ def _overhead(search: Search, runner: TrialRunner) -> float | None:
 
 
 def _development_rows(inputs) -> pd.DataFrame:
-    """The rows selection may use: the training part of the run's split, never the rows
-    the candidates are scored on."""
-    from pipesmith.sandbox.harness import split_data
+    """The rows selection may use: the referee's development part (the run's data_path);
+    the test part never reaches the search."""
+    return pd.read_parquet(inputs.data_path)
 
-    frame = pd.read_parquet(inputs.data_path)
-    X_train, _, y_train, _ = split_data(frame, inputs.target, inputs.task_type, inputs.seed,
-                                        inputs.test_size)
-    return X_train.assign(**{inputs.target: y_train}).reset_index(drop=True)
+
+def run_folds(dev: pd.DataFrame, inputs) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The run's own folds (the referee's plan, same K and seed), so the search's
+    out-of-fold rows are the candidates' out-of-fold rows."""
+    from pipesmith.referee import fold_plan
+
+    return [(f.train, f.predict) for f in fold_plan(dev, inputs.target, inputs.task_type,
+                                                    inputs.cv_folds, inputs.seed)]

@@ -8,9 +8,10 @@
   extra); the job runs there as `python -m pipesmith.evals.baselines JOB_JSON` when
   PIPESMITH_AUTOGLUON_PYTHON names that environment's python (see docs/evals.md).
 
-Every baseline trains on the training part of sandbox/harness.split_data (the split every
-candidate gets, from the same prepared table) and is scored with pipesmith's metric on the
-validation part. Clustering has no supervised baseline: its rows say so.
+Every baseline selects and trains on the development part of the referee's split
+(pipesmith/referee.py: the same seed, test share and prepared table as the pipeline's run)
+and is scored with pipesmith's metric on the same untouched test part the run's
+`test_score` uses. Clustering has no supervised baseline: its rows say so.
 """
 
 from __future__ import annotations
@@ -37,13 +38,15 @@ AUTOGLUON_ENV = "PIPESMITH_AUTOGLUON_PYTHON"
 
 
 def split(spec, seed: int, test_size: float):
-    """The harness's split of the table the pipeline trains on."""
+    """The run's development and test parts: X_dev, X_test, y_dev, y_test."""
     from pipesmith.datasets import Table, prepare
     from pipesmith.evals.suite import load
-    from pipesmith.sandbox.harness import split_data
+    from pipesmith.referee import split_development
 
     frame = prepare(Table(load(spec), spec.target, spec.name), spec.task)
-    return split_data(frame, spec.target, spec.task, seed, test_size)
+    dev, test = split_development(frame, spec.target, spec.task, seed, test_size)
+    target = spec.target
+    return dev.drop(columns=[target]), test.drop(columns=[target]), dev[target], test[target]
 
 
 def _encode_strings(X_train: pd.DataFrame, X_val: pd.DataFrame):

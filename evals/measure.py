@@ -72,12 +72,16 @@ def row_from_report(report, *, dataset: str, topology: str, seed: int, metric: s
     final = next((a for a in attempts if a.id == report.final_attempt), None)
     failures = Counter(f"{a.diagnosis.taxonomy_class}.{a.diagnosis.subclass}"
                        for a in attempts if not a.succeeded and a.diagnosis is not None)
-    score = report.score
-    if labels is not None:  # clustering: score the final labels against the ground truth
+    score = report.test_score  # the refit pipeline on the untouched test part
+    if labels is not None:  # clustering: the test part's labels against the ground truth
         score = None
-        if final is not None:
-            predicted = np.load(Path(final.workdir) / "predictions.npz")["y_pred"]
-            score = round(cluster_score(metric, labels, predicted), 6)
+        refit = Path(report.out_dir) / "refit" / "predictions.npz"
+        if final is not None and refit.exists():
+            from pipesmith.referee import load_split
+
+            predicted = np.load(refit)["pred"]
+            test_rows = load_split(Path(report.out_dir))["test"]
+            score = round(cluster_score(metric, labels[test_rows], predicted), 6)
     raw = json.loads((Path(report.out_dir) / "report.json").read_text())
     return {
         "dataset": dataset, "topology": topology, "seed": seed, "status": report.status,

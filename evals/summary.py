@@ -115,7 +115,7 @@ class Summary:
     def scores_table(self) -> list[str]:
         systems = self.topologies + self.baselines
         lines = ["## Scores per dataset", "",
-                 "Mean over seeds on the validation split (clustering: ARI against the held-out"
+                 "Mean over seeds on the untouched test part (clustering: ARI against the held-out"
                  " labels). **Bold** is the best; `fail` means no working pipeline.", "",
                  "| dataset | task | metric | " + " | ".join(systems) + " |",
                  "|---|---|---|" + "---:|" * len(systems)]

@@ -15,7 +15,13 @@ from pipesmith.agents.profiler import profile_table
 from pipesmith.agents.repairs import RepairContext
 from pipesmith.agents.resources import predict as predict_resources
 from pipesmith.agents.resources import sized_from_code
-from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, RepairRequest
+from pipesmith.agents.schemas import (
+    Attempt,
+    Candidate,
+    Diagnosis,
+    RefitOutcome,
+    RepairRequest,
+)
 from pipesmith.graph.context import Deps
 from pipesmith.graph.state import RunState, elapsed_s, lineage, next_candidate_id
 from pipesmith.graph.topologies import get_topology
@@ -166,8 +172,9 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
     attempt = Attempt(
         id=candidate.id, parent=candidate.parent, candidate=candidate.name,
         phase=candidate.phase, status="poor" if judged else result.status,
-        diagnosis=judged, score=metrics.get("score"),
+        diagnosis=judged, score=metrics.get("score"), cv_std=metrics.get("cv_std"),
         fold_scores=metrics.get("fold_scores", []), warnings=metrics.get("warnings", []),
+        fold_wall_s=metrics.get("fold_wall_s", 0.0),
         repair_action=candidate.repair_action, injected_fault=candidate.injected_fault,
         smoke_s=(smoke or {}).get("wall_s", 0.0),
         predicted_mem_mb=prediction.peak_mem_mb, mem_bound_mb=prediction.mem_bound_mb,
@@ -249,11 +256,11 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     from pipesmith.agents.families import get_family
     from pipesmith.agents.schemas import CandidateSpec, Plan
     from pipesmith.agents.search import WINNERS, run_search
-    from pipesmith.graph.routing import RESERVE_SHARE
+    from pipesmith.graph.routing import reserve_s
 
     inputs, profile, plan_ = state["inputs"], state["profile"], state["plan"]
     done = state.get("next_index", 0)
-    left = inputs.budget_s * (1 - RESERVE_SHARE) - elapsed_s(state)
+    left = inputs.budget_s - reserve_s(state) - elapsed_s(state)
     seconds = inputs.search_share * left
     if inputs.search_share <= 0:
         return {"search": {"skipped": "turned off (search_share 0)"}}
@@ -305,17 +312,48 @@ def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 
 def report(state: RunState, runtime: Runtime[Deps]) -> dict:
-    from pipesmith.report import write_report
+    """Decide the ensemble on out-of-fold predictions, refit the chosen pipeline on the
+    whole development part and score it on the test part (the first time any test row is
+    used), then write the report."""
+    from pipesmith.report import choose_final, write_report
 
     attempts = list((state.get("attempts") or {}).values())
     proposal = state.get("proposal")
     ensemble_attempt = next((a for a in attempts if a.phase == "ensemble"), None)
     outcome = runtime.context.ensembler.decide(
         proposal, ensemble_attempt, attempts, state["inputs"].metric)
+    final = choose_final(attempts, outcome, state["inputs"].metric)
+    refitted = refit(state, runtime, final)
     session = runtime.context.llm
-    path = write_report({**state, "ensemble": outcome}, runtime.context.topology,
+    path = write_report({**state, "ensemble": outcome, "refit": refitted},
+                        runtime.context.topology,
                         llm=session.describe() if session is not None else None)
-    return {"ensemble": outcome, "report_path": str(path)}
+    return {"ensemble": outcome, "refit": refitted, "report_path": str(path)}
+
+
+def refit(state: RunState, runtime: Runtime[Deps], final: Attempt | None) -> RefitOutcome:
+    """The chosen pipeline fit on every development row in the sandbox; its test-part
+    predictions scored outside. The model lands in <run>/refit/model.joblib."""
+    import shutil
+
+    inputs = state["inputs"]
+    if final is None:
+        return RefitOutcome(status="skipped", detail="no candidate succeeded")
+    if not inputs.test_path:
+        return RefitOutcome(status="skipped", detail="the run has no test part")
+    workdir = Path(inputs.out_dir) / "refit"
+    shutil.rmtree(workdir, ignore_errors=True)  # a resumed run refits from scratch
+    # The run's one model: it gets the full per-run limit, not a bound from the folds (a
+    # fold job that took 9 s on a loaded machine had its refit time out at 30 s).
+    timeout = inputs.run_timeout_s
+    result, scores = runtime.context.executor.refit(
+        state["candidates"][final.id], inputs, workdir, timeout)
+    if scores is None:
+        log.warning("refit.failed", status=result.status, detail=result.detail)
+        return RefitOutcome(status=result.status if not result.ok else "error",
+                            wall_s=result.wall_s,
+                            detail=(result.detail or result.stderr[-500:]).strip())
+    return RefitOutcome(status="ok", wall_s=result.wall_s, **scores)
 
 
 def remember(state: RunState, runtime: Runtime[Deps]) -> dict:

@@ -13,14 +13,20 @@ from pipesmith.agents.llm.ledger import budget_reason
 from pipesmith.graph.state import RunState, elapsed_s, repair_depth
 from pipesmith.graph.topologies import TOPOLOGIES, Topology
 
-# Keep this share of the budget for the ensemble and the report.
+# Keep this share of the budget for the ensemble, the refit and the report, ...
 RESERVE_SHARE = 0.1
+REFIT_SLACK = 1.5  # ... or, when more, this many times the slowest successful fold job
 FULL = TOPOLOGIES["full"]
 
 
+def reserve_s(state: RunState) -> float:
+    """Seconds kept back for the refit on all development rows and the report."""
+    folds = [a.fold_wall_s for a in (state.get("attempts") or {}).values() if a.succeeded]
+    return max(state["inputs"].budget_s * RESERVE_SHARE, REFIT_SLACK * max(folds, default=0.0))
+
+
 def has_time(state: RunState) -> bool:
-    budget = state["inputs"].budget_s
-    return elapsed_s(state) < budget * (1 - RESERVE_SHARE)
+    return elapsed_s(state) < state["inputs"].budget_s - reserve_s(state)
 
 
 def has_llm_budget(state: RunState) -> bool:

@@ -15,6 +15,7 @@ from pipesmith.agents.schemas import (
     EnsembleProposal,
     PastRun,
     Plan,
+    RefitOutcome,
     RunInputs,
 )
 
@@ -52,6 +53,7 @@ class RunState(TypedDict, total=False):
     search: dict | None  # the search's summary (trials, curve, winners); set once it ran
     proposal: EnsembleProposal | None
     ensemble: EnsembleOutcome | None
+    refit: RefitOutcome | None  # the chosen pipeline refit and scored on the test part
     timings: Annotated[dict[str, float], add_times]
     report_path: str | None
     llm_usage: Annotated[dict[str, dict], add_usage]  # tokens, cost, calls per node

@@ -9,9 +9,13 @@ from collections.abc import Callable
 from contextlib import closing
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import structlog
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 from pipesmith.agents.backends import check_backend
 from pipesmith.datasets import (
@@ -25,6 +29,14 @@ from pipesmith.datasets import (
     prepare,
 )
 from pipesmith.errors import InputError
+from pipesmith.referee import (
+    DEV_FILE,
+    TEST_FILE,
+    TEST_FOLDER,
+    choose_folds,
+    save_split,
+    split_positions,
+)
 from pipesmith.report import Report, load_report
 from pipesmith.settings import Settings
 
@@ -122,22 +134,46 @@ def _resolve(table: Table, task: str | None, metric: str | None, settings: Setti
     if budget_s <= 0:
         raise InputError("--budget must be a positive number of seconds")
     frame = prepare(table, task)
+    dev_rows, test_rows = split_positions(frame, target, task, seed, settings.test_size)
+    dev_targets = frame[target].iloc[dev_rows] if target else None
+    min_class = int(dev_targets.value_counts().min()) if task == "classification" else None
     inputs = RunInputs(
         run_id=run_id,
         task_text=task_text or f"{task} of {target or 'clusters'} on {table.source}",
-        dataset=table.source, data_path=str((out / "data.parquet").resolve()), target=target,
+        dataset=table.source, data_path=str((out / DEV_FILE).resolve()),
+        test_path=str((out / TEST_FOLDER / TEST_FILE).resolve()), target=target,
         task_type=task, metric=metric, inferred=inferred, budget_s=budget_s, seed=seed,
         out_dir=str(out.resolve()), max_candidates=candidate_cap(settings),
         max_repair_rounds=settings.max_repair_rounds, run_timeout_s=settings.run_timeout_s,
         n_jobs=settings.n_jobs, test_size=settings.test_size, memory_mb=settings.memory_mb,
-        disk_mb=settings.disk_mb, cv_folds=settings.cv_folds, fault_rate=settings.fault_rate,
+        disk_mb=settings.disk_mb,
+        cv_folds=choose_folds(len(dev_rows), budget_s, settings.cv_folds, min_class),
+        fault_rate=settings.fault_rate,
         smoke_rows=settings.smoke_rows, backend=settings.backend,
         search_share=settings.search_share,
         rows_dropped_missing_target=len(table.frame) - len(frame),
         llm=settings.llm, llm_model=settings.llm_model if settings.llm != "offline" else None,
         max_tokens_total=settings.max_tokens_total, max_cost=settings.max_cost,
     )
-    return inputs, frame
+    return inputs, Tables(frame, dev_rows, test_rows)
+
+
+class Tables(NamedTuple):
+    """The prepared table and the rows of the referee's development and test parts."""
+
+    frame: pd.DataFrame
+    dev_rows: np.ndarray
+    test_rows: np.ndarray
+
+    @property
+    def dev(self) -> pd.DataFrame:
+        return self.frame.iloc[self.dev_rows].reset_index(drop=True)
+
+    def write(self, out: Path) -> None:
+        """data.parquet (the whole prepared table, for pipeline.py), development.parquet
+        (what agents profile and folds are cut from) and referee/ (the test part)."""
+        self.frame.to_parquet(out / "data.parquet", index=False)
+        save_split(out, self.frame, self.dev_rows, self.test_rows)
 
 
 def candidate_cap(settings: Settings) -> int:
@@ -159,10 +195,10 @@ def prepare_inputs(folder: Path, *, dataset: str | None = None, data: str | Path
     settings = settings or Settings()
     table = _load(dataset, data, target)
     folder.mkdir(parents=True, exist_ok=True)
-    inputs, frame = _resolve(table, task, metric, settings, settings.budget_s, seed, folder,
-                             new_run_id(table.source), None)
-    frame.to_parquet(folder / "data.parquet", index=False)
-    return inputs, frame
+    inputs, tables = _resolve(table, task, metric, settings, settings.budget_s, seed, folder,
+                              new_run_id(table.source), None)
+    tables.write(folder)
+    return inputs, tables.dev
 
 
 def new_run_id(source: str) -> str:
@@ -192,11 +228,11 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
     out = Path(out) if out is not None else settings.runs_dir / run_id
     if out.exists() and any(out.iterdir()):
         raise InputError(f"output directory {out} is not empty")
-    inputs, frame = _resolve(table, task, metric, settings,
-                             settings.budget_s if budget_s is None else budget_s,
-                             settings.seed if seed is None else seed, out, run_id, task_text)
+    inputs, tables = _resolve(table, task, metric, settings,
+                              settings.budget_s if budget_s is None else budget_s,
+                              settings.seed if seed is None else seed, out, run_id, task_text)
     out.mkdir(parents=True, exist_ok=True)
-    frame.to_parquet(out / "data.parquet", index=False)
+    tables.write(out)
     (out / "run.json").write_text(json.dumps({
         "inputs": inputs.model_dump(),
         "settings": json.loads(settings.model_dump_json()),
@@ -270,13 +306,13 @@ def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | N
     out = Path(out) if out is not None else settings.runs_dir / f"repair-{run_id}"
     if out.exists() and any(out.iterdir()):
         raise InputError(f"output directory {out} is not empty")
-    inputs = frame = None
+    inputs = tables = None
     if table is not None:
-        inputs, frame = _resolve(table, task, metric, settings, settings.budget_s, seed, out,
-                                 run_id, f"repair {file.name}")
+        inputs, tables = _resolve(table, task, metric, settings, settings.budget_s, seed, out,
+                                  run_id, f"repair {file.name}")
     out.mkdir(parents=True, exist_ok=True)
-    if frame is not None:
-        frame.to_parquet(out / "data.parquet", index=False)
+    if tables is not None:
+        tables.write(out)
     kb = None
     if settings.use_kb:
         from pipesmith.knowledge_base.store import KnowledgeBase
@@ -306,7 +342,7 @@ def validate(file: str | Path, *, dataset: str | None = None, data: str | Path |
     table = _load(dataset, data, target)
     with tempfile.TemporaryDirectory(prefix="pipesmith-validate-") as tmp:
         out = Path(tmp)
-        inputs, frame = _resolve(table, task, metric, settings, settings.budget_s, seed, out,
-                                 "validate", f"validate {file.name}")
-        frame.to_parquet(out / "data.parquet", index=False)
+        inputs, tables = _resolve(table, task, metric, settings, settings.budget_s, seed, out,
+                                  "validate", f"validate {file.name}")
+        tables.write(out)
         return validate_file(file, sandbox or LocalSandbox(), inputs, history)

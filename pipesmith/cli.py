@@ -31,14 +31,21 @@ def main(
     configure_logging(json_logs=log_json, level=log_level)
 
 
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
 def _finish(report, out_console: Console) -> None:
-    score = "-" if report.score is None else f"{report.score:.4f}"
-    base = "-" if report.baseline_score is None else f"{report.baseline_score:.4f}"
+    cv = report.cv_score
+    spread = f" ± {cv.std:.4f}" if cv is not None and cv.std is not None else ""
+    folds = f", {cv.folds} folds" if cv is not None else ""
     inferred = f" (inferred: {', '.join(report.inferred)})" if report.inferred else ""
     out_console.print(
-        f"{report.status}: {report.task_type}{inferred}, {report.metric} {score} "
-        f"vs dummy baseline {base}, final {report.final_candidate}; "
-        f"report in {report.out_dir}", soft_wrap=True, highlight=False)
+        f"{report.status}: {report.task_type}{inferred}, {report.metric}: "
+        f"CV {_num(report.score)}{spread}{folds} (dummy {_num(report.baseline_score)}); "
+        f"test {_num(report.test_score)} (dummy {_num(report.test_baseline_score)}); "
+        f"final {report.final_candidate}; report in {report.out_dir}",
+        soft_wrap=True, highlight=False)
     raise typer.Exit(0 if report.final_success else 1)
 
 
@@ -95,6 +102,7 @@ def run(
     kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory [default: the user's data directory].")] = None,
     no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
     fault_rate: Annotated[float, typer.Option(help="Inject a realistic fault into this share of drafts (0-1), to measure the repair loop.")] = 0.0,
+    test_size: Annotated[float | None, typer.Option(help="Share of rows kept as the untouched test part (stratified for classification) [default: 0.2].")] = None,
     topology: Annotated[str, typer.Option(help="Graph variant: full, single-pass, self-repair, fdicr, automl-pipeline, sage-loop (see `pipesmith topologies`).")] = "full",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
     backend: Annotated[str | None, typer.Option(help="Model library: sklearn, torch, tensorflow, or auto (adds a neural network where the data suits one and the library is installed) [default: sklearn].")] = None,
@@ -106,6 +114,7 @@ def run(
 
     overrides = {"use_kb": not no_kb, "fault_rate": fault_rate, "topology": topology} | ({"kb_dir": kb} if kb else {})
     overrides |= {"backend": backend} if backend else {}
+    overrides |= {"test_size": test_size} if test_size is not None else {}
     try:
         overrides |= llm_overrides(llm=llm, model=model, base_url=base_url, cache=llm_cache,
                                    fallback=fallback, max_tokens_total=max_tokens_total,

@@ -16,6 +16,7 @@ from pipesmith.agents.schemas import (
     DataProfile,
     EnsembleOutcome,
     Plan,
+    RefitOutcome,
     RunInputs,
 )
 from pipesmith.graph.state import RunState, elapsed_s, repair_depth
@@ -25,7 +26,15 @@ from pipesmith.metrics import get_metric
 from pipesmith.reliability import Reliability, reliability
 from pipesmith.versions import library_versions
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+
+class CVScore(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    mean: float
+    std: float | None
+    folds: int
 
 
 class Report(BaseModel):
@@ -40,8 +49,12 @@ class Report(BaseModel):
     task_type: str
     metric: str
     inferred: list[str]
-    score: float | None
-    baseline_score: float | None
+    score: float | None  # the final attempt's CV mean on the development part (= cv_score.mean)
+    baseline_score: float | None  # the dummy baseline on the same folds
+    cv_score: CVScore | None  # selection: K-fold CV on the development part
+    test_score: float | None  # the refit pipeline on the untouched test part
+    test_baseline_score: float | None  # the dummy baseline fit on development, on the test part
+    refit: RefitOutcome | None
     final_attempt: str | None
     final_candidate: str | None
     final_success: bool
@@ -81,9 +94,12 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
     final = choose_final(attempts, state["ensemble"], inputs.metric)
     drafts = [a for a in attempts if a.phase == "draft"]
     baselines = [a.baseline_score for a in attempts if a.baseline_score is not None]
+    refit = state.get("refit")
     files = {"report_json": "report.json", "report_md": "report.md", "attempts": "attempts/"}
     if final is not None:
-        files |= {"pipeline": "pipeline.py", "model": "model.joblib", "data": "data.parquet"}
+        files |= {"pipeline": "pipeline.py", "data": "data.parquet"}
+    if refit is not None and refit.status == "ok":
+        files |= {"model": "model.joblib"}
     return Report(
         run_id=inputs.run_id,
         status="succeeded" if final is not None else "failed",
@@ -95,6 +111,11 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
         inferred=inputs.inferred,
         score=final.score if final else None,
         baseline_score=final.baseline_score if final else (baselines[0] if baselines else None),
+        cv_score=CVScore(mean=final.score, std=final.cv_std,
+                         folds=max(1, len(final.fold_scores))) if final else None,
+        test_score=refit.test_score if refit else None,
+        test_baseline_score=refit.test_baseline_score if refit else None,
+        refit=refit,
         final_attempt=final.id if final else None,
         final_candidate=final.candidate if final else None,
         final_success=final is not None,
@@ -137,9 +158,10 @@ def write_report(state: RunState, topology: str, llm: dict | None = None) -> Pat
     out = Path(state["inputs"].out_dir)
     if report.final_attempt is not None:
         final = state["candidates"][report.final_attempt]
-        workdir = Path(next(a.workdir for a in report.attempts if a.id == final.id))
         (out / "pipeline.py").write_text(standalone_script(final.code, state["inputs"]))
-        shutil.copyfile(workdir / "model.joblib", out / "model.joblib")
+        refitted = out / "refit" / "model.joblib"
+        if "model" in report.files and refitted.exists():
+            shutil.copyfile(refitted, out / "model.joblib")
     (out / "report.md").write_text(markdown(report))
     path = out / "report.json"
     tmp = path.with_suffix(".json.tmp")
@@ -192,6 +214,13 @@ def search_lines(search: dict | None) -> list[str]:
             f"- best cross-validated score over the search's time: {curve or '-'}"]
 
 
+def _cv(cv: CVScore | None) -> str:
+    if cv is None:
+        return "-"
+    spread = f" ± {cv.std:.4f}" if cv.std is not None else ""
+    return f"{cv.mean:.4f}{spread} ({cv.folds} fold{'s' if cv.folds != 1 else ''})"
+
+
 def markdown(report: Report) -> str:
     inferred = f" (inferred: {', '.join(report.inferred)})" if report.inferred else ""
     lines = [
@@ -201,8 +230,12 @@ def markdown(report: Report) -> str:
         "",
         f"- dataset: `{report.dataset}`, target `{report.target}`, {report.task_type}{inferred}",
         f"- data: {report.profile.summary(report.task_type)}",
-        f"- {report.metric}: **{_fmt(report.score)}** "
+        f"- {report.metric}, CV on the development part: **{_cv(report.cv_score)}** "
         f"(dummy baseline {_fmt(report.baseline_score)}), final: {report.final_candidate}",
+        f"- {report.metric}, test part (refit on all development rows): "
+        f"**{_fmt(report.test_score)}** (dummy baseline {_fmt(report.test_baseline_score)})"
+        + ("" if report.refit is None or report.refit.status in ("ok", "skipped")
+           else f" — refit {report.refit.status}: {report.refit.detail[:120]}"),
         f"- repair rounds used: {report.rounds_used}; first draft succeeded: "
         f"{report.first_pass_success}; reliability score {report.reliability.score:.3f}",
         f"- time: {report.elapsed_s:.1f}s of {report.budget_s:.0f}s budget "
@@ -213,7 +246,7 @@ def markdown(report: Report) -> str:
         "",
         "## Attempts",
         "",
-        "| id | parent | candidate | phase | repair | status | score | wall s | peak MB "
+        "| id | parent | candidate | phase | repair | status | CV score | wall s | peak MB "
         "| diagnosis |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -227,7 +260,7 @@ def markdown(report: Report) -> str:
     e = report.ensemble
     lines += ["", "## Ensemble", "",
               f"{e.strategy}: members {', '.join(e.members) or '-'}, estimated "
-              f"{_fmt(e.estimated_score)}, harness score {_fmt(e.score)}, "
+              f"{_fmt(e.estimated_score)} (out-of-fold), CV score {_fmt(e.score)}, "
               f"{'kept' if e.kept else 'not kept'} — {e.reason}",
               *(["nested cross-validated score per strategy: "
                  + ", ".join(f"{k} {v:.4f}" for k, v in e.nested_scores.items())]
@@ -237,7 +270,8 @@ def markdown(report: Report) -> str:
               *markdown_lines(report.llm),
               "", "## Files", "",
               "`pipeline.py` retrains the final pipeline with plain scikit-learn "
-              "(`python pipeline.py --help`); `model.joblib` is the fitted model; "
+              "(`python pipeline.py --help`); `model.joblib` is the final pipeline refit on "
+              "every development row; `refit/` holds that job; "
               "`attempts/` holds every attempt's code and logs.", ""]
     return "\n".join(lines)
 
@@ -283,7 +317,9 @@ def run_record(report: Report, state: RunState) -> RunRecord:
         final_code=final.code if final else None,
         final_family=final.spec.family if final and final.spec else None,
         score=report.score, baseline_score=report.baseline_score,
-        metrics={"first_pass_success": report.first_pass_success,
+        metrics={"test_score": report.test_score,
+                 "test_baseline_score": report.test_baseline_score,
+                 "first_pass_success": report.first_pass_success,
                  "rounds_used": report.rounds_used, "reliability": report.reliability.score,
                  "fold_scores": final_attempt.fold_scores if final_attempt else [],
                  "warnings": final_attempt.warnings if final_attempt else []},

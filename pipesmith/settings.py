@@ -21,10 +21,10 @@ class Settings(BaseSettings):
     max_repair_rounds: int = 3
     run_timeout_s: float = 120.0
     n_jobs: int = max(1, os.cpu_count() or 1)
-    test_size: float = 0.2
+    test_size: float = 0.2  # the referee's untouched test part (docs/architecture.md)
     memory_mb: int = 4096  # per candidate run (address space; floor 2048)
     disk_mb: int = 1024  # largest file a candidate run may write
-    cv_folds: int = 3  # folds on the training split, for the score spread
+    cv_folds: int = 5  # K for selection; fewer for small data or budgets (referee.choose_folds)
     runs_dir: Path = Path("runs")
     kb_dir: Path = Field(default_factory=default_kb_dir)  # evaluated per instance
     use_kb: bool = True

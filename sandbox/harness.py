@@ -1,11 +1,15 @@
-"""The fixed harness: project code that trains and scores a candidate inside the sandbox.
+"""The fixed harness: the job that runs inside the sandbox for one fold (or the refit).
 
-Usage: python -m pipesmith.sandbox.harness harness_job.json
+Usage: python -m pipesmith.sandbox.harness job.json
 
-The candidate only supplies build_pipeline(task). This harness loads the data,
-splits it with the seed, fits, predicts, scores with the task metric and a
-dummy baseline on the same split, and writes metrics.json, predictions.npz and
-model.joblib. Nothing the candidate prints counts.
+It reads only what its workdir holds: `train.parquet` (features and target of the rows it
+may learn from), `predict.parquet` (features only, no target) and the candidate module.
+It fits `build_pipeline(task)` and writes `predictions.npz` (`pred`, and for classifiers
+`proba` and `classes`), `diagnostics.json` (fit seconds, warnings, loss curve summary) and,
+for the refit, `model.joblib`. It never splits or scores: the referee
+(`pipesmith/referee.py`), outside the sandbox, scores the predictions. Nothing this job
+writes is trusted as a score. Clustering: `pred` holds the labels of the training rows
+(or, for the refit, of the rows to predict); internal indices are computed outside.
 """
 
 from __future__ import annotations
@@ -21,37 +25,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipesmith.metrics import get_metric
-
 CONTRACT_EXIT = 3  # the candidate broke the build_pipeline contract
+TASK_KEYS = ("task_type", "target", "metric", "seed", "n_jobs")  # what build_pipeline sees
 
 
 class ContractError(Exception):
     """The candidate module does not honour the build_pipeline(task) contract."""
-
-
-def split_data(frame: pd.DataFrame, target: str, task_type: str, seed: int, test_size: float):
-    """The one split every candidate, baseline and standalone script uses."""
-    from sklearn.model_selection import train_test_split
-
-    X, y = frame.drop(columns=[target]), frame[target]
-    stratify = y if task_type == "classification" and y.value_counts().min() >= 2 else None
-    return train_test_split(X, y, test_size=test_size, random_state=seed, stratify=stratify)
-
-
-def sample_rows(frame: pd.DataFrame, job: dict) -> pd.DataFrame:
-    """A seeded sample for the smoke run, stratified by class where every class can be."""
-    from sklearn.model_selection import train_test_split
-
-    target = job.get("target")
-    y = frame[target] if target and job["task_type"] == "classification" else None
-    stratify = y if y is not None and y.value_counts().min() >= 2 else None
-    try:
-        sample, _ = train_test_split(frame, train_size=job["sample_rows"],
-                                     random_state=job["seed"], stratify=stratify)
-    except ValueError:  # too many classes for the sample: fall back to a plain one
-        sample = frame.sample(n=job["sample_rows"], random_state=job["seed"])
-    return sample.reset_index(drop=True)
 
 
 def load_candidate(path: Path):
@@ -86,27 +65,6 @@ def fit_recording_warnings(fit, *args) -> tuple[object, float, list[str]]:
     return result, seconds, list(seen)[:5]
 
 
-def fold_scores(estimator, X, y, job: dict, metric, budget_s: float) -> list[float]:
-    """Cross-validated scores on the training split, for the spread in the reliability
-    score; skipped (empty) when the folds would not fit in the time left."""
-    from sklearn.base import clone
-    from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
-
-    folds = job.get("cv_folds", 0)
-    if folds < 2 or metric.scorer is None or budget_s <= 0:
-        return []
-    splitter = (StratifiedKFold if job["task_type"] == "classification" else KFold)(
-        folds, shuffle=True, random_state=job["seed"])
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            scores = cross_val_score(clone(estimator), X, y, cv=splitter, scoring=metric.scorer,
-                                     error_score="raise")
-    except Exception:  # the spread is optional: a fold that cannot be fitted skips it
-        return []
-    return [round(metric.from_scorer(float(s)), 6) for s in scores]
-
-
 def loss_summary(estimator) -> dict | None:
     """First, last and lowest training loss when the model keeps a loss curve (MLPs and
     pipesmith's neural estimators do), so divergence can be told from a poor model."""
@@ -119,84 +77,41 @@ def loss_summary(estimator) -> dict | None:
             "finite": bool(np.all(np.isfinite(curve)))}
 
 
-def run_supervised(job: dict, frame: pd.DataFrame, module, out: Path) -> dict:
-    from sklearn.dummy import DummyClassifier, DummyRegressor
-
-    metric = get_metric(job["metric"])
-    task_type = job["task_type"]
-    X_train, X_val, y_train, y_val = split_data(
-        frame, job["target"], task_type, job["seed"], job["test_size"])
-    estimator = build_estimator(module, job, metric.needs)
-    unfitted = _try_clone(estimator)
+def run_supervised(job: dict, module, workdir: Path) -> tuple[dict, dict, object]:
+    train = pd.read_parquet(workdir / "train.parquet")
+    X_predict = pd.read_parquet(workdir / "predict.parquet")
+    target = job["target"]
+    X_train, y_train = train.drop(columns=[target]), train[target]
+    estimator = build_estimator(module, task_of(job), job["needs"])
     _, fit_s, fit_warnings = fit_recording_warnings(estimator.fit, X_train, y_train)
-    y_pred = np.asarray(estimator.predict(X_val))
-    if y_pred.shape[0] != len(y_val):
-        raise ContractError(f"predict returned {y_pred.shape[0]} rows for {len(y_val)} inputs")
-    if task_type == "regression" and not np.all(np.isfinite(y_pred.astype(float))):
-        raise ValueError("predictions contain NaN or infinity")
-    proba = classes = None
-    if task_type == "classification" and hasattr(estimator, "predict_proba"):
-        proba = np.asarray(estimator.predict_proba(X_val), dtype=float)
-        classes = np.asarray(estimator.classes_)
-    if metric.needs == "proba" and proba is None:
-        raise ContractError(f"metric {metric.name} needs predict_proba, which the model lacks")
-    dummy = DummyClassifier(strategy="prior") if task_type == "classification" else DummyRegressor()
-    dummy.fit(X_train, y_train)
-    arrays = {"y_true": np.asarray(y_val), "y_pred": y_pred}
-    if proba is not None:
-        arrays.update(proba=proba, classes=classes)
-    np.savez(out / "predictions.npz", **{k: _savable(v) for k, v in arrays.items()})
-    return {
-        "score": metric.score(np.asarray(y_val), y_pred, proba=proba, classes=classes),
-        "baseline_score": metric.score(
-            np.asarray(y_val), dummy.predict(X_val),
-            proba=dummy.predict_proba(X_val) if task_type == "classification" else None,
-            classes=getattr(dummy, "classes_", None)),
-        "n_train": len(y_train),
-        "n_val": len(y_val),
-        "fit_s": round(fit_s, 3),
-        "warnings": fit_warnings,
-        "loss": loss_summary(estimator),
-        "fold_scores": [] if unfitted is None else fold_scores(
-            unfitted, X_train, y_train, job, metric,
-            job.get("cv_budget_s", 0) - fit_s * job.get("cv_folds", 0)),
-        "model": estimator,
-    }
+    arrays = {"pred": np.asarray(estimator.predict(X_predict))}
+    if job["task_type"] == "classification" and hasattr(estimator, "predict_proba"):
+        arrays["proba"] = np.asarray(estimator.predict_proba(X_predict), dtype=float)
+        arrays["classes"] = np.asarray(estimator.classes_)
+    diagnostics = {"fit_s": round(fit_s, 3), "warnings": fit_warnings,
+                   "loss": loss_summary(estimator), "n_train": len(train)}
+    return arrays, diagnostics, estimator
 
 
-def run_clustering(job: dict, frame: pd.DataFrame, module, out: Path) -> dict:
-    metric = get_metric(job["metric"])
-    X = frame.drop(columns=[job["target"]]) if job.get("target") else frame
-    estimator = build_estimator(module, job, "clusters")
+def run_clustering(job: dict, module, workdir: Path) -> tuple[dict, dict, object]:
+    train = pd.read_parquet(workdir / "train.parquet")
+    X = train.drop(columns=[job["target"]]) if job.get("target") in train else train
+    estimator = build_estimator(module, task_of(job), "clusters")
     labels, fit_s, fit_warnings = fit_recording_warnings(estimator.fit_predict, X)
+    predict_path = workdir / "predict.parquet"
+    if predict_path.exists():  # the refit: labels for the rows to predict
+        X_predict = pd.read_parquet(predict_path)
+        labels = estimator.predict(X_predict) if callable(getattr(estimator, "predict", None)) \
+            else build_estimator(module, task_of(job), "clusters").fit_predict(X_predict)
     labels = np.asarray(labels)
-    # Internal indices are computed where the model clusters: after its preprocessing.
-    features = estimator[:-1].transform(X) if hasattr(estimator, "steps") else X.to_numpy()
-    rng = np.random.default_rng(job["seed"])
-    sample = rng.choice(len(labels), size=min(len(labels), 5000), replace=False)
-    n_clusters = max(2, len(set(labels.tolist())))
-    random_labels = rng.integers(0, n_clusters, size=len(sample))
-    np.savez(out / "predictions.npz", y_pred=labels)
-    return {
-        "score": metric.score(None, labels[sample], features=features[sample]),
-        "baseline_score": metric.score(None, random_labels, features=features[sample]),
-        "n_train": len(labels),
-        "n_val": len(labels),
-        "n_clusters": int(len(set(labels.tolist()))),
-        "fit_s": round(fit_s, 3),
-        "warnings": fit_warnings,
-        "fold_scores": [],
-        "model": estimator,
-    }
+    diagnostics = {"fit_s": round(fit_s, 3), "warnings": fit_warnings, "n_train": len(train),
+                   "n_clusters": int(len(set(labels.tolist())))}
+    return {"pred": labels}, diagnostics, estimator
 
 
-def _try_clone(estimator):
-    from sklearn.base import clone
-
-    try:
-        return clone(estimator)
-    except Exception:  # not every estimator clones; it only costs the spread
-        return None
+def task_of(job: dict) -> dict:
+    """The `task` build_pipeline receives: what the task is, never where data lives."""
+    return {key: job.get(key) for key in TASK_KEYS}
 
 
 def _savable(array):
@@ -207,25 +122,23 @@ def _savable(array):
 def main(argv: list[str]) -> int:
     import joblib
 
-    job_path = Path(argv[1])
+    job_path = Path(argv[1]).resolve()
     job = json.loads(job_path.read_text())
-    out = job_path.parent
-    frame = pd.read_parquet(job["data_path"])
-    if job.get("sample_rows") and len(frame) > job["sample_rows"]:
-        frame = sample_rows(frame, job)
+    workdir = job_path.parent
     try:
-        module = load_candidate(Path(job["candidate_path"]))
+        module = load_candidate(workdir / job["candidate"])
         runner = run_clustering if job["task_type"] == "clustering" else run_supervised
-        result = runner(job, frame, module, out)
+        arrays, diagnostics, estimator = runner(job, module, workdir)
     except ContractError as exc:
         print(f"pipesmith.harness.ContractError: {exc}", file=sys.stderr)  # noqa: T201
         return CONTRACT_EXIT
     except Exception:
         traceback.print_exc()
         return 1
-    joblib.dump(result.pop("model"), out / "model.joblib")
-    metrics = {"metric": job["metric"], **result}
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=float))
+    np.savez(workdir / "predictions.npz", **{k: _savable(v) for k, v in arrays.items()})
+    (workdir / "diagnostics.json").write_text(json.dumps(diagnostics, indent=2, default=float))
+    if job.get("save_model"):
+        joblib.dump(estimator, workdir / "model.joblib")
     return 0
 
 

@@ -33,7 +33,7 @@ def settings(tmp_path):
     from pipesmith.settings import Settings
 
     return Settings(kb_dir=tmp_path / "kb", runs_dir=tmp_path / "runs", max_candidates=2,
-                    budget_s=120)
+                    budget_s=120, cv_folds=3)  # fewer fold jobs keep the suite fast
 
 
 @pytest.fixture

@@ -38,9 +38,10 @@ def test_column_kinds():
 
 def test_profile_target_statistics(iris):
     _, profile = iris
-    assert (profile.n_rows, profile.n_columns, profile.n_classes) == (150, 4, 3)
+    # the development part: 80% of 150 rows (the test part is never profiled)
+    assert (profile.n_rows, profile.n_columns, profile.n_classes) == (120, 4, 3)
     assert profile.minority_share == pytest.approx(1 / 3, abs=1e-3)
-    assert "150 rows" in profile.summary("classification")
+    assert "120 rows" in profile.summary("classification")
 
 
 # --- planner ----------------------------------------------------------------------------
@@ -239,8 +240,8 @@ def _attempt(tmp_path, attempt_id: str, proba: np.ndarray, y: np.ndarray, score:
     workdir = tmp_path / attempt_id
     workdir.mkdir()
     classes = np.array([0, 1])
-    np.savez(workdir / "predictions.npz", y_true=y, y_pred=classes[proba.argmax(1)],
-             proba=proba, classes=classes)
+    np.savez(workdir / "oof.npz", index=np.arange(len(y)), y_true=y,
+             pred=classes[proba.argmax(1)], proba=proba, classes=classes)
     return Attempt(id=attempt_id, parent=None, candidate=attempt_id, phase="draft",
                    status="ok", score=score, workdir=str(workdir))
 
@@ -274,7 +275,7 @@ def test_ensembler_prefers_the_single_model_when_others_add_noise(tmp_path, iris
     proposal = Ensembler().propose(attempts, inputs)
     assert proposal.strategy in ("single", "caruana")
     assert proposal.weights[0] / sum(proposal.weights) > 0.9
-    assert combined_score("accuracy", [np.load(tmp_path / "a1" / "predictions.npz")]) == 1.0
+    assert combined_score("accuracy", [np.load(tmp_path / "a1" / "oof.npz")]) == 1.0
     outcome = Ensembler().decide(proposal.model_copy(update={"strategy": "single"}), None,
                                  attempts, "accuracy")
     assert outcome.strategy == "single" and not outcome.kept
@@ -286,9 +287,10 @@ def test_ensembler_declines_too_few_rows(tmp_path, iris):
     a = _attempt(tmp_path, "a1", np.array([[.9, .1], [.1, .9]]), y, 1.0)
     b = _attempt(tmp_path, "a2", np.array([[.4, .6], [.6, .4]]), y, 0.0)
     assert Ensembler().propose([a, b], inputs) is None
+    assert combined_score("accuracy", [np.load(tmp_path / "a1" / "oof.npz")]) == 1.0
 
 
-def test_ensemble_that_scores_worse_in_the_harness_is_not_kept(tmp_path, iris):
+def test_ensemble_whose_cv_score_is_worse_is_not_kept(tmp_path, iris):
     from pipesmith.agents.schemas import EnsembleProposal
 
     single = Attempt(id="a1", parent=None, candidate="x", phase="draft", status="ok", score=0.9)

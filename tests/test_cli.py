@@ -21,6 +21,7 @@ def test_run_succeeds_shows_progress_and_exits_0(tmp_path):
                      "--kb", str(tmp_path / "kb"))
     assert done.returncode == 0, done.stderr
     assert "succeeded: classification (inferred: task_type, metric)" in done.stdout
+    assert "accuracy: CV 0." in done.stdout and "; test 0." in done.stdout
     for node in ("profile", "plan", "draft", "prevalidate", "execute", "report"):
         assert node in done.stderr
     assert "s / 60s]" in done.stderr  # elapsed against the budget
@@ -34,6 +35,23 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     assert done.returncode == 2
     expected = f"error: data file not found: {tmp_path}/missing.csv"
     assert done.stderr.strip().splitlines() == [expected]
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("rows", "extra", "message"), [
+    ("x,y\n" + "".join(f"{i},a\n" for i in range(20)) + "99,b\n", [],
+     "error: class 'b' of 'y' has 1 row; every class needs at least 2 to split off a test part"),
+    ("x,y\n" + "".join(f"{i},{i % 2}\n" for i in range(20)), ["--test-size", "1.5"],
+     "error: --test-size must be between 0 and 1 (exclusive)"),
+])
+def test_a_table_the_referee_cannot_split_is_bad_input(tmp_path, rows, extra, message):
+    data = tmp_path / "t.csv"
+    data.write_text(rows)
+    out = tmp_path / "run"
+    done = pipesmith("run", "--data", str(data), "--target", "y", "--task", "classification",
+                     "--out", str(out), "--no-kb", *extra)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [message]
     assert not out.exists()
 
 
@@ -83,7 +101,7 @@ def test_ctrl_c_then_resume(tmp_path):
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     # The first attempt that finishes (a1 may time out on a busy machine) marks mid-run.
-    while not (done_before := list(out.glob("attempts/*/metrics.json"))) \
+    while not (done_before := list(out.glob("attempts/*/oof.npz"))) \
             and time.monotonic() < deadline:
         time.sleep(0.1)
     assert done_before and proc.poll() is None, "no attempt finished while the run was going"

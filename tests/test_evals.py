@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -141,16 +140,17 @@ def test_smoke_suite_over_two_topologies(smoke_eval):
 
 
 @pytest.mark.slow
-def test_baseline_and_pipeline_score_the_same_validation_rows(smoke_eval):
+def test_baseline_and_pipeline_score_the_same_test_rows(smoke_eval):
     from pipesmith.evals.baselines import split
 
     out, _ = smoke_eval
-    report = json.loads((out / "jobs" / "penguins__single-pass__s0" / "run" /
-                         "report.json").read_text())
-    final = next(a for a in report["attempts"] if a["id"] == report["final_attempt"])
-    y_true = np.load(Path(final["workdir"]) / "predictions.npz", allow_pickle=True)["y_true"]
-    _, _, _, y_val = split(DATASETS["penguins"], 0, 0.2)
-    assert list(y_true) == list(y_val.astype(str))
+    run_dir = out / "jobs" / "penguins__single-pass__s0" / "run"
+    report = json.loads((run_dir / "report.json").read_text())
+    assert report["test_score"] is not None
+    test = pd.read_parquet(run_dir / "referee" / "test.parquet")
+    _, X_test, _, y_test = split(DATASETS["penguins"], 0, 0.2)
+    assert list(test[y_test.name].astype(str)) == list(y_test.astype(str))
+    assert len(test) == len(X_test)
 
 
 @pytest.mark.slow

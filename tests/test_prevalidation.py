@@ -146,7 +146,7 @@ def test_smoke_run_catches_what_static_checks_cannot(settings, tmp_path):
     assert broken.smoke and broken.status == "error" and broken.smoke_s > 0
     assert (broken.diagnosis.taxonomy_class, broken.diagnosis.subclass) == (
         "data_flow", "nan_input")
-    assert not (folder / "metrics.json").exists()  # the full run never started
+    assert not (folder / "folds").exists()  # the full run never started
     assert report.smoke_s >= broken.smoke_s and report.final_success
 
 

@@ -69,6 +69,11 @@ CASES: dict[str, tuple[str, str, str]] = {
                                "    def predict(self, X):\n"
                                "        return super().predict(X)[:-1]\n\n"
                                "def build_pipeline(task):\n    return Short()\n"),
+    "contract.invalid_predictions": ("iris", "classification",
+                                     "class Unnormalised(LogisticRegression):\n"
+                                     "    def predict_proba(self, X):\n"
+                                     "        return super().predict_proba(X) * 2\n\n"
+                                     "def build_pipeline(task):\n    return Unnormalised()\n"),
     "sandbox_policy.network_denied": ("iris", "classification",
                                       "def build_pipeline(task):\n    import urllib.request\n"
                                       "    urllib.request.urlopen('http://198.51.100.7/x.csv',"
@@ -196,7 +201,8 @@ def diagnose_case(sandbox, tmp_path, dataset, task_type, code, timeout_s=8.0):
         inputs, frame = leaky_inputs(tmp_path)
     else:
         inputs, frame = make_inputs(tmp_path, dataset, task_type=task_type)
-    inputs = inputs.model_copy(update={"disk_mb": 64})  # small, so the disk case is quick
+    # small, so the disk case is quick; three folds: iris fits on 80 rows, predicts 40
+    inputs = inputs.model_copy(update={"disk_mb": 64, "cv_folds": 3})
     profile = profile_table(frame, inputs.target, inputs.task_type)
     doctor = Diagnostician()
     issues = blocking(Prevalidator().check(code))
