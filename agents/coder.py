@@ -39,11 +39,6 @@ def load_template(name: str) -> Template:
     return Template(text)
 
 
-def support_code(name: str) -> str:
-    """A code template copied verbatim into the candidate (no substitutions)."""
-    return resources.files("pipesmith.agents").joinpath("code_templates", name).read_text()
-
-
 def render(template: Template, **values) -> str:
     """Strict rendering: a missing variable raises KeyError."""
     return template.substitute(**values)
@@ -151,18 +146,13 @@ class Coder:
                        searchable: bool = False) -> str:
         families = [get_family(inputs.task_type, spec.family) for spec in specs]
         functions = _unique_identifiers([spec.name for spec in specs])
-        imports = set(BASE_IMPORTS) | {f"from {f.module} import {f.cls}"
-                                       for f in families if not f.support}
-        imports |= {line for f in families for line in f.imports}
+        imports = set(BASE_IMPORTS) | {f"from {f.module} import {f.cls}" for f in families}
         builders = "\n".join(
             render(self._builder, function=fn, family=f.cls, rationale=spec.rationale or f.name,
                    model=model_expression(f, spec.params, searchable), scale=spec.scale,
                    encoding=spec.encoding)
             for fn, f, spec in zip(functions, families, specs, strict=True)
         )
-        supports = dict.fromkeys(f.support for f in families if f.support)
-        if supports:  # neural estimator classes, written into the module once per backend
-            builders = "\n\n".join([*(support_code(name) for name in supports), builders])
         body = f"    return build_{functions[0]}(task)"
         dropped = [c.name for c in profile.columns
                    if c.kind not in ("numeric", "categorical")]

@@ -15,7 +15,7 @@ VOTERS = {"classification": "VotingClassifier", "regression": "VotingRegressor"}
 STACKERS = {"classification": "StackingClassifier", "regression": "StackingRegressor"}
 LEVEL2 = {"classification": ("LogisticRegression", "LogisticRegression(max_iter=1000)"),
           "regression": ("LinearRegression", "LinearRegression(positive=True)")}
-STACK_FOLDS = 5
+STACK_FOLDS = 3  # the level-2 model's inner folds: each member fits this many times more
 
 
 def top_level_names(tree: ast.Module) -> set[str]:

@@ -142,6 +142,10 @@ class Ensembler:
                                           "clusterings silhouette and stability) preferred "
                                           "the best single model")
         best_single = best_attempt([a for a in attempts if a.phase != "ensemble"], metric)
+        if proposal.skipped:
+            return EnsembleOutcome(strategy=proposal.strategy, **chosen,
+                                   reason="not run: its members' cost did not fit in the "
+                                          "time left")
         if result is None or not result.succeeded:
             return EnsembleOutcome(strategy=proposal.strategy, **chosen,
                                    reason="the ensemble failed to run")

@@ -2,9 +2,8 @@
 
 `light` holds the parameters the shrink_model repair switches to after a
 timeout or out-of-memory failure. Neural families (PyTorch, Keras on TensorFlow)
-have no importable module: their estimator class is written into the candidate
-from `support` (a file under code_templates/), so the standalone pipeline.py
-retrains with exactly the code that ran.
+import their estimator from `pipesmith.estimators`, so a fitted model pickles it by
+reference and loads wherever pipesmith is installed.
 """
 
 from __future__ import annotations
@@ -27,8 +26,6 @@ class Family:
     parallel: bool = False  # takes n_jobs
     max_rows: int | None = None  # too slow above this many rows
     backend: str = "sklearn"
-    support: str | None = None  # code template defining `cls` inside the candidate
-    imports: tuple[str, ...] = ()  # what the support code needs at module level
     requires: str | None = None  # an optional package (the `boost` extra); skipped if missing
     threads: str = "n_jobs"  # the keyword that takes the thread count, when `parallel`
 
@@ -80,22 +77,15 @@ FAMILIES: tuple[Family, ...] = (
 )
 
 
-BOOST_IMPORTS = ("import numpy as np", "from sklearn.base import BaseEstimator, ClassifierMixin",
-                 "from sklearn.preprocessing import LabelEncoder",
-                 "from xgboost import XGBClassifier")
-
-CATBOOST_IMPORTS = ("import numpy as np", "from catboost import CatBoostClassifier")
-
-
 def _boost() -> tuple[Family, ...]:
     """LightGBM, XGBoost and CatBoost with good defaults (the portfolio's first guesses).
 
     XGBoost's classifier wants classes 0..k-1 and CatBoost's predicts a column, so their
-    classifiers are small wrappers (code templates boost_estimator.py.tmpl and
-    catboost_estimator.py.tmpl, copied into the candidate like the neural estimators).
+    classifiers are small wrappers from `pipesmith.estimators` (pickled by reference).
     """
     rows = []
     for task, kind in (("classification", "Classifier"), ("regression", "Regressor")):
+        classify = kind == "Classifier"
         rows += [
             Family("lightgbm", task, "lightgbm", f"LGBM{kind}",
                    {"n_estimators": 300, "learning_rate": 0.05, "num_leaves": 31,
@@ -103,22 +93,18 @@ def _boost() -> tuple[Family, ...]:
                     "verbose": -1},
                    {"n_estimators": 100, "num_leaves": 15, "verbose": -1}, parallel=True,
                    requires="lightgbm"),
-            Family("xgboost", task, "" if kind == "Classifier" else "xgboost",
-                   "XGBLabelClassifier" if kind == "Classifier" else "XGBRegressor",
+            Family("xgboost", task, "pipesmith.estimators" if classify else "xgboost",
+                   "XGBLabelClassifier" if classify else "XGBRegressor",
                    {"n_estimators": 300, "learning_rate": 0.05, "max_depth": 6,
                     "subsample": 0.8, "colsample_bytree": 0.8, "tree_method": "hist"},
                    {"n_estimators": 100, "max_depth": 4, "tree_method": "hist"},
-                   parallel=True, requires="xgboost",
-                   support="boost_estimator.py.tmpl" if kind == "Classifier" else None,
-                   imports=BOOST_IMPORTS if kind == "Classifier" else ()),
-            Family("catboost", task, "" if kind == "Classifier" else "catboost",
-                   "CatBoostLabelClassifier" if kind == "Classifier" else "CatBoostRegressor",
+                   parallel=True, requires="xgboost"),
+            Family("catboost", task, "pipesmith.estimators" if classify else "catboost",
+                   "CatBoostLabelClassifier" if classify else "CatBoostRegressor",
                    {"iterations": 500, "learning_rate": 0.08, "depth": 6, "verbose": 0,
                     "allow_writing_files": False},
                    {"iterations": 100, "depth": 4, "verbose": 0, "allow_writing_files": False},
-                   parallel=True, threads="thread_count", requires="catboost",
-                   support="catboost_estimator.py.tmpl" if kind == "Classifier" else None,
-                   imports=CATBOOST_IMPORTS if kind == "Classifier" else ()),
+                   parallel=True, threads="thread_count", requires="catboost"),
         ]
     return tuple(rows)
 
@@ -143,7 +129,7 @@ def installed(family: Family) -> bool:
     return family.requires is None or importlib.util.find_spec(family.requires) is not None
 
 
-def _neural(backend: str, support: str, prefix: str, imports: tuple[str, ...]):
+def _neural(backend: str, prefix: str):
     """The neural rows: a small and a wide MLP per task, kept to seconds on a CPU."""
     light = {"hidden": (32,), "batch_size": 64, "epochs": 30}
     small = {"hidden": (64, 32), "learning_rate": 0.001, "batch_size": 64, "epochs": 60}
@@ -153,19 +139,15 @@ def _neural(backend: str, support: str, prefix: str, imports: tuple[str, ...]):
     if backend == "tensorflow":  # Keras' fit() costs more per epoch on small data
         small, wide = {**small, "epochs": 40}, {**wide, "epochs": 40}
     return tuple(
-        Family(f"{name}_mlp{suffix}", task, "", f"{prefix}MLP{kind}", params, light, scale=True,
-               encoding="onehot", parallel=True, backend=backend, support=support,
-               imports=imports)
+        Family(f"{name}_mlp{suffix}", task, "pipesmith.estimators", f"{prefix}MLP{kind}", params,
+               light, scale=True, encoding="onehot", parallel=True, backend=backend)
         for task, kind in (("classification", "Classifier"), ("regression", "Regressor"))
         for suffix, params in (("", small), ("_wide", wide))
     )
 
 
-NEURAL_IMPORTS = ("import warnings", "import numpy as np",
-                  "from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin",
-                  "from sklearn.exceptions import ConvergenceWarning")
-FAMILIES += _neural("torch", "torch_estimator.py.tmpl", "Torch", NEURAL_IMPORTS)
-FAMILIES += _neural("tensorflow", "keras_estimator.py.tmpl", "Keras", NEURAL_IMPORTS)
+FAMILIES += _neural("torch", "Torch")
+FAMILIES += _neural("tensorflow", "Keras")
 
 
 def families_for(task_type: str, n_rows: int,

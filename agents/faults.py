@@ -274,9 +274,28 @@ def _neural_keyword(code: str, keyword: str, value: str) -> str | None:
     return _sub_once(NEURAL_MODEL, rf"\1{keyword}={value}, ", code)
 
 
+TORCH_IMPORT = re.compile(r"^from pipesmith\.estimators import TorchMLP\w*$", re.MULTILINE)
+
+
+def own_torch_loop() -> str:
+    """pipesmith's torch estimator as source code, for a module that writes its own loop."""
+    import inspect
+
+    from pipesmith.estimators import torch_mlp
+
+    source = inspect.getsource(torch_mlp)
+    return source[source.index("import warnings"):].rstrip() + "\n"
+
+
 def float64_inputs(code, rng, ctx):
+    """A hand-written torch training loop that makes float64 tensors: a module importing
+    pipesmith's estimator gets the estimator's own source in place of the import, with the
+    slip (Keras casts its inputs to the layers' dtype itself)."""
     if "class TorchMLP(" not in code:
-        return None  # Keras casts its inputs to the layers' dtype itself
+        match = TORCH_IMPORT.search(code)
+        if match is None:
+            return None
+        code = code[:match.start()] + own_torch_loop() + code[match.end():]
     return _sub_once(r"torch\.as_tensor\(np\.asarray\(X, dtype=np\.float32\), device=device\)",
                      "torch.as_tensor(np.asarray(X, dtype=np.float64), device=device)", code)
 
@@ -288,7 +307,7 @@ def hardcoded_input_width(code, rng, ctx):
 def wrong_loss(code, rng, ctx):
     if ctx.task_type != "classification":
         return None
-    loss = '"bce"' if "class TorchMLP(" in code else '"binary_crossentropy"'
+    loss = '"bce"' if "TorchMLP" in code else '"binary_crossentropy"'
     return _neural_keyword(code, "loss", loss)
 
 

@@ -794,11 +794,15 @@ def fix_loss(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
 
 
 def _classes_taking(tree: ast.Module, parameter: str) -> set[str]:
-    """Classes of the module whose __init__ takes `parameter`, with their subclasses."""
+    """Classes of the module, or imported from pipesmith.estimators, whose __init__ takes
+    `parameter`, with the module's subclasses of them."""
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     found = {name for name, node in classes.items() for item in node.body
              if isinstance(item, ast.FunctionDef) and item.name == "__init__"
              and parameter in [a.arg for a in item.args.args]}
+    found |= {local for local, target in imported_names(tree).items()
+              if target.startswith("pipesmith.estimators:")
+              and parameter in _init_parameters(target)}
     grew = True
     while grew:
         more = {name for name, node in classes.items()
@@ -806,6 +810,16 @@ def _classes_taking(tree: ast.Module, parameter: str) -> set[str]:
         found |= more
         grew = bool(more)
     return found
+
+
+def _init_parameters(target: str) -> tuple[str, ...]:
+    """The constructor parameters of an importable class named "module:attr"; () if none."""
+    module, _, attr = target.partition(":")
+    try:
+        cls = getattr(importlib.import_module(module), attr)
+        return tuple(inspect.signature(cls).parameters)
+    except Exception:  # not importable here: nothing to add
+        return ()
 
 
 CLIP_NORM = 1.0

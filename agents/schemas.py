@@ -247,6 +247,7 @@ class EnsembleProposal(Frozen):
     weights: list[float] = Field(default_factory=list)  # per member, same order
     nested_scores: dict[str, float] = Field(default_factory=dict)  # every strategy's
     n_clusters: int | None = None  # consensus clustering only
+    skipped: bool = False  # chosen, but its members' cost did not fit in the time left
 
 
 class RefitOutcome(Frozen):

@@ -302,6 +302,18 @@ def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
     proposal = runtime.context.ensembler.propose(attempts, state["inputs"])
     if proposal is None or proposal.strategy == "single":  # nothing to build and score
         return {"proposal": proposal, "current": None}
+    # Anytime: run the ensemble only when what its members cost fits in the time left
+    # (stacking refits each member STACK_FOLDS more times).
+    from pipesmith.agents.compose import STACK_FOLDS
+    from pipesmith.graph.routing import reserve_s
+
+    by_id = state.get("attempts") or {}
+    cost = sum(by_id[m].wall_s for m, w in zip(proposal.members, proposal.weights,
+                                               strict=False) if w > 0 and m in by_id)
+    cost *= 1 + STACK_FOLDS if proposal.strategy == "stacking" else 1
+    left = state["inputs"].budget_s - reserve_s(state) - elapsed_s(state)
+    if cost > left:
+        return {"proposal": proposal.model_copy(update={"skipped": True}), "current": None}
     # the members' code as it ran (a resource shrink updates `candidates`)
     members = [state["candidates"][m] for m in proposal.members]
     candidate = runtime.context.coder.ensemble(

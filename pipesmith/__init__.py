@@ -2,6 +2,7 @@
 
     from pipesmith import run, build_graph
     report = run(dataset="breast_cancer", budget_s=60)
+    predictions = predict(report.out_dir, new_rows)   # a DataFrame
 
 Imports are lazy so that the sandbox harness, which imports pipesmith.metrics in
 every run, does not pay for LangGraph and Chroma.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["build_graph", "resume", "run", "Report", "Settings"]
+__all__ = ["build_graph", "predict", "resume", "run", "Report", "Settings"]
 __version__ = "0.1.0"
 
 
@@ -20,6 +21,10 @@ def __getattr__(name: str) -> Any:
         from pipesmith import api
 
         return getattr(api, name)
+    if name == "predict":
+        from pipesmith.model_io import predict
+
+        return predict
     if name == "build_graph":
         from pipesmith.graph.builder import build_graph
 

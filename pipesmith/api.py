@@ -29,6 +29,7 @@ from pipesmith.datasets import (
     prepare,
 )
 from pipesmith.errors import InputError
+from pipesmith.model_io import write_schema
 from pipesmith.referee import (
     DEV_FILE,
     TEST_FILE,
@@ -198,6 +199,7 @@ def prepare_inputs(folder: Path, *, dataset: str | None = None, data: str | Path
     inputs, tables = _resolve(table, task, metric, settings, settings.budget_s, seed, folder,
                               new_run_id(table.source), None)
     tables.write(folder)
+    write_schema(folder, tables.frame, inputs.target, inputs.task_type)
     return inputs, tables.dev
 
 
@@ -233,6 +235,7 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
                               settings.seed if seed is None else seed, out, run_id, task_text)
     out.mkdir(parents=True, exist_ok=True)
     tables.write(out)
+    write_schema(out, tables.frame, inputs.target, inputs.task_type)
     (out / "run.json").write_text(json.dumps({
         "inputs": inputs.model_dump(),
         "settings": json.loads(settings.model_dump_json()),

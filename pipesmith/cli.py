@@ -1,5 +1,5 @@
-"""The command line: pipesmith run | resume | repair | validate | kb (cli_kb.py) | sandbox
-(cli_sandbox.py) | eval | topologies (cli_eval.py)."""
+"""The command line: pipesmith run | resume | repair | validate | predict (cli_predict.py) |
+kb (cli_kb.py) | sandbox (cli_sandbox.py) | eval | topologies (cli_eval.py)."""
 
 from __future__ import annotations
 
@@ -232,7 +232,9 @@ def validate(
 
 
 from pipesmith.cli_eval import register as register_eval  # noqa: E402  (eval, topologies)
+from pipesmith.cli_predict import register as register_predict  # noqa: E402
 
+register_predict(app)
 register_eval(app)
 
 if __name__ == "__main__":

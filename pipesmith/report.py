@@ -269,10 +269,12 @@ def markdown(report: Report) -> str:
               " · ".join(f"{k} {v:.2f}" for k, v in report.timings.items()),
               *markdown_lines(report.llm),
               "", "## Files", "",
-              "`pipeline.py` retrains the final pipeline with plain scikit-learn "
-              "(`python pipeline.py --help`); `model.joblib` is the final pipeline refit on "
-              "every development row; `refit/` holds that job; "
-              "`attempts/` holds every attempt's code and logs.", ""]
+              "`pipeline.py` retrains the final pipeline on all rows and saves it to "
+              "`retrained.joblib` (`python pipeline.py --help`); `model.joblib` is the final "
+              "pipeline refit on every development row (`pipesmith predict RUN_DIR --data "
+              "NEW.csv` applies it, `joblib.load` reads it); `refit/` holds that job; "
+              "`schema.json` lists the columns it takes; `attempts/` holds every attempt's "
+              "code and logs.", ""]
     return "\n".join(lines)
 
 

@@ -120,7 +120,7 @@ def _savable(array):
 
 
 def main(argv: list[str]) -> int:
-    import joblib
+    from pipesmith.model_io import save_model
 
     job_path = Path(argv[1]).resolve()
     job = json.loads(job_path.read_text())
@@ -138,7 +138,7 @@ def main(argv: list[str]) -> int:
     np.savez(workdir / "predictions.npz", **{k: _savable(v) for k, v in arrays.items()})
     (workdir / "diagnostics.json").write_text(json.dumps(diagnostics, indent=2, default=float))
     if job.get("save_model"):
-        joblib.dump(estimator, workdir / "model.joblib")
+        save_model(estimator, workdir / "model.joblib")  # loads outside the sandbox too
     return 0
 
 

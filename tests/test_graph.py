@@ -44,12 +44,19 @@ def test_run_writes_a_complete_report(settings, tmp_path):
     assert hasattr(joblib.load(out / "model.joblib"), "predict")
     for attempt in report.attempts:
         assert (out / "attempts" / f"{attempt.id}_{attempt.candidate}" / "candidate.py").exists()
-    # The standalone script retrains the winner with plain scikit-learn.
+    # The standalone script retrains the winner on every row with plain scikit-learn.
     done = subprocess.run([sys.executable, str(out / "pipeline.py"), "--out",
                            str(tmp_path / "m.joblib")], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "validation accuracy: 0." in done.stdout
+    assert "trained on all 569 rows" in done.stdout  # development and test parts alike
+    assert hasattr(joblib.load(tmp_path / "m.joblib"), "predict")
+    # --score-test-part refits on the held-out split's other rows and scores that split.
+    held_out = subprocess.run([sys.executable, str(out / "pipeline.py"), "--score-test-part",
+                               "--out", str(tmp_path / "h.joblib")], capture_output=True,
+                              text=True, timeout=120)
+    assert held_out.returncode == 0, held_out.stderr
+    assert f"test part accuracy: {report.test_score:.4f}" in held_out.stdout
 
 
 def test_regression_beats_the_dummy_baseline(settings, tmp_path):

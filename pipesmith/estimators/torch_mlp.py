@@ -1,3 +1,15 @@
+"""A PyTorch multilayer perceptron behind a scikit-learn face (torch imported lazily).
+
+This file is also the hand-written training loop the `float64_inputs` fault operator copies
+into a candidate (agents/faults.py): keep it self-contained, imports at the top.
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+
 SMALL_WORK = 1 << 17  # widest layer x batch size below which training uses one thread
 
 
@@ -108,7 +120,7 @@ class TorchMLP(BaseEstimator):
                     break
         else:  # early stopping never said it had converged
             warnings.warn(ConvergenceWarning(
-                f"stopped by the epoch limit ({self.epochs}), not by early stopping"))
+                f"stopped by the epoch limit ({self.epochs}), not by early stopping"), stacklevel=2)
         self.n_epochs_ = epoch + 1
         if best_state is not None:
             self.network_.load_state_dict(best_state)

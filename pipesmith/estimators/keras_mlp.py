@@ -1,3 +1,13 @@
+"""A Keras 3 multilayer perceptron (TensorFlow backend) behind a scikit-learn face
+(Keras imported lazily)."""
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+
+
 def _keras(n_threads):
     """Keras 3 on the TensorFlow backend, with TensorFlow's thread pools capped."""
     import os
@@ -77,7 +87,7 @@ class KerasMLP(BaseEstimator):
                 f"loss is {self.loss_curve_[-1]} at epoch {self.n_epochs_}: training diverged")
         if self.n_epochs_ == self.epochs:  # early stopping never said it had converged
             warnings.warn(ConvergenceWarning(
-                f"stopped by the epoch limit ({self.epochs}), not by early stopping"))
+                f"stopped by the epoch limit ({self.epochs}), not by early stopping"), stacklevel=2)
         return self
 
     def _outputs(self, X):
