@@ -29,6 +29,17 @@ def has_time(state: RunState) -> bool:
     return elapsed_s(state) < state["inputs"].budget_s - reserve_s(state)
 
 
+def fits_another(state: RunState) -> bool:
+    """Anytime: a new candidate starts only when what a successful candidate has cost so
+    far (the median) fits in the time left before the reserve."""
+    costs = sorted(a.wall_s + a.smoke_s for a in (state.get("attempts") or {}).values()
+                   if a.succeeded and a.phase != "ensemble")
+    if not costs:
+        return True
+    typical = costs[len(costs) // 2]
+    return elapsed_s(state) + typical < state["inputs"].budget_s - reserve_s(state)
+
+
 def has_llm_budget(state: RunState) -> bool:
     """In LLM mode, whether the token and cost budgets allow another model call."""
     inputs = state["inputs"]
@@ -45,7 +56,7 @@ def next_step(state: RunState, topology: Topology = FULL) -> Literal[
     if topology.search and state.get("search") is None and has_time(state) and \
             any(a.succeeded for a in (state.get("attempts") or {}).values()):
         return "search"
-    if more and has_time(state) and has_llm_budget(state):
+    if more and has_time(state) and fits_another(state) and has_llm_budget(state):
         return "draft"
     return "ensemble" if topology.ensemble else "report"
 

@@ -62,6 +62,17 @@ def test_success_drafts_the_next_candidate_until_the_plan_or_budget_ends():
     assert routing.after_execute(late) == "ensemble"
 
 
+def test_no_new_candidate_when_a_typical_one_would_overrun_the_budget():
+    c = cand("a1")
+    slow = attempt("a1").model_copy(update={"wall_s": 40.0})
+    roomy = state(current=c, candidates=[c], attempts=[slow], elapsed=10.0,
+                  search={"trials": 1})
+    assert routing.after_execute(roomy) == "draft"  # 10 + 40 < 60 - reserve
+    tight = state(current=c, candidates=[c], attempts=[slow], elapsed=20.0,
+                  search={"trials": 1})
+    assert routing.after_execute(tight) == "ensemble"  # 20 + 40 would pass the reserve
+
+
 def test_full_topology_searches_once_after_the_first_valid_model():
     c = cand("a1")
     failed = state(current=c, candidates=[c], attempts=[attempt("a1", "error")])
