@@ -14,6 +14,7 @@ from importlib import resources
 from string import Template
 
 from pipesmith.agents import repairs
+from pipesmith.agents.compose import compose_module
 from pipesmith.agents.families import Family, get_family
 from pipesmith.agents.repairs import RepairContext
 from pipesmith.agents.schemas import (
@@ -30,7 +31,6 @@ BASE_IMPORTS = (
     "from sklearn.pipeline import Pipeline, make_pipeline",
     "from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler",
 )
-VOTERS = {"classification": "VotingClassifier", "regression": "VotingRegressor"}
 REDRAFT_AFTER = 2  # failed repairs in a lineage before a fresh redraft is tried first
 
 
@@ -51,10 +51,14 @@ def identifier(name: str) -> str:
     return ident
 
 
-def model_expression(family: Family, params: dict) -> str:
+def model_expression(family: Family, params: dict, searchable: bool = False) -> str:
+    """The estimator call; `searchable` lets task["params"] (a search trial's
+    hyperparameters) override the rendered ones, so one module serves many trials."""
     args = [f"{key}={value!r}" for key, value in params.items()]
+    if searchable:
+        args = [f'**{{**{params!r}, **task.get("params", {{}})}}']
     if family.parallel:
-        args.append('n_jobs=task["n_jobs"]')
+        args.append(f'{family.threads}=task["n_jobs"]')
     if family.seeded:
         args.append('random_state=task["seed"]')
     return f"{family.cls}({', '.join(args)})"
@@ -147,6 +151,12 @@ class Coder:
         code = self._render_module(inputs, profile, [spec], title=spec.name)
         return Candidate(id=candidate_id, name=spec.name, phase="draft", code=code, spec=spec)
 
+    def searchable(self, spec: CandidateSpec, profile: DataProfile, inputs: RunInputs) -> str:
+        """A module whose build_pipeline(task) takes hyperparameters from task["params"]:
+        the code the search's trials run (checked once, imported once per batch)."""
+        return self._render_module(inputs, profile, [spec], title=f"{spec.name} (search)",
+                                   searchable=True)
+
     def repair(self, candidate_id: str, request: RepairRequest, profile: DataProfile | None,
                inputs: RunInputs | None) -> Candidate | None:
         """Patch the failing code with the diagnosis' repair actions, best first, or redraft.
@@ -197,32 +207,28 @@ class Coder:
                          parent=failed.id, spec=failed.spec, repair_action=action)
 
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
-                 inputs: RunInputs) -> Candidate:
-        specs = [member.spec for member in members]
-        code = self._render_module(inputs, profile, specs, title="ensemble of "
-                                   + ", ".join(s.name for s in specs), ensemble=True)
+                 inputs: RunInputs, strategy: str = "caruana",
+                 weights: list[float] | None = None, n_clusters: int = 2) -> Candidate:
+        """One module from the exact code each member ran with (never re-rendered from its
+        spec, so a repaired member stays repaired), combined by the chosen strategy."""
+        code = compose_module([(m.id, m.code) for m in members], strategy,
+                              weights or [1.0] * len(members), inputs.task_type, n_clusters)
         return Candidate(id=candidate_id, name="ensemble", phase="ensemble", code=code,
                          members=[m.id for m in members])
 
     def _render_module(self, inputs: RunInputs, profile: DataProfile,
-                       specs: list[CandidateSpec], title: str, ensemble: bool = False) -> str:
+                       specs: list[CandidateSpec], title: str,
+                       searchable: bool = False) -> str:
         families = [get_family(inputs.task_type, spec.family) for spec in specs]
         functions = _unique_identifiers([spec.name for spec in specs])
         imports = set(BASE_IMPORTS) | {f"from {f.module} import {f.cls}" for f in families}
         builders = "\n".join(
             render(self._builder, function=fn, family=f.cls, rationale=spec.rationale or f.name,
-                   model=model_expression(f, spec.params), scale=spec.scale,
+                   model=model_expression(f, spec.params, searchable), scale=spec.scale,
                    encoding=spec.encoding)
             for fn, f, spec in zip(functions, families, specs, strict=True)
         )
-        if ensemble:
-            voter = VOTERS[inputs.task_type]
-            imports.add(f"from sklearn.ensemble import {voter}")
-            voting = ', voting="soft"' if inputs.task_type == "classification" else ""
-            members = ", ".join(f'("{fn}", build_{fn}(task))' for fn in functions)
-            body = f"    return {voter}([{members}]{voting})"
-        else:
-            body = f"    return build_{functions[0]}(task)"
+        body = f"    return build_{functions[0]}(task)"
         dropped = [c.name for c in profile.columns
                    if c.kind not in ("numeric", "categorical")]
         reasons = sorted({c.kind for c in profile.columns if c.name in dropped})

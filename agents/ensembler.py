@@ -1,89 +1,159 @@
-"""The ensembler: combine successful candidates when that beats the best single one.
+"""The ensembler: choose, on evidence, between the best single candidate, a Caruana
+ensemble and stacking (SAGE-Loop), from the candidates' out-of-fold predictions.
 
-Greedy forward selection (Caruana et al., 2004) over the members' out-of-fold
-predictions on the development part (each attempt's oof.npz), without
-replacement: start from the best single candidate, add the one that most
-improves the combined score, stop when nothing improves. Classifiers are
-soft-voted (mean probability), regressors averaged. The ensemble is then
-rebuilt as one module and cross-validated like any other candidate; it is kept
-only if its CV score beats the best single one. No test row is used.
+The choice is cross-validated over the out-of-fold rows (agents/ensemble_select.py), so no
+strategy is judged on the rows it was fitted on. The ensemble module is then composed from
+the exact code each member ran with (agents/compose.py), scored by the referee like any
+other candidate, and kept only when that score beats the best single one.
+
+Predictions come from each attempt's folder: `oof.npz` (out-of-fold predictions on the
+development part) where the referee wrote one, else `predictions.npz` (the validation rows).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
+from pipesmith.agents import ensemble_select as es
 from pipesmith.agents.schemas import Attempt, EnsembleOutcome, EnsembleProposal, RunInputs
 from pipesmith.metrics import get_metric, is_better
 
-MAX_MEMBERS = 5
+MAX_POOL = 8  # the best candidates considered; more costs time and rarely helps
+MIN_ROWS = 20  # fewer out-of-fold rows than this cannot be split for a nested choice
+PREDICTION_FILES = ("oof.npz", "predictions.npz")
 
 
-def _load(attempt: Attempt) -> dict:
-    from pipesmith.agents.executor import load_oof
+def load_predictions(attempt: Attempt) -> dict | None:
+    for name in PREDICTION_FILES:
+        path = Path(attempt.workdir) / name
+        if path.exists():
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {key: data[key] for key in data.files}
+            if "pred" in arrays and "y_pred" not in arrays:  # the referee's oof.npz
+                arrays["y_pred"] = arrays["pred"]
+            return arrays
+    return None
 
-    return load_oof(attempt.workdir)
+
+def scorer_for(metric_name: str, task_type: str, classes=None) -> es.Scorer:
+    metric = get_metric(metric_name)
+    return es.Scorer(task_type, metric.score, metric.greater_is_better, classes)
 
 
 def combined_score(metric_name: str, predictions: list[dict]) -> float:
-    metric = get_metric(metric_name)
-    y_true = predictions[0]["y_true"]
-    if "proba" in predictions[0]:
-        proba = np.mean([p["proba"] for p in predictions], axis=0)
-        classes = predictions[0]["classes"]
-        return metric.score(y_true, classes[proba.argmax(axis=1)], proba=proba, classes=classes)
-    return metric.score(y_true, np.mean([p["pred"] for p in predictions], axis=0))
+    """The score of the members' plain mean (probabilities or values)."""
+    first = predictions[0]
+    if "proba" in first:
+        scorer = scorer_for(metric_name, "classification", first["classes"])
+        return scorer(first["y_true"], np.mean([p["proba"] for p in predictions], axis=0))
+    return scorer_for(metric_name, "regression")(
+        first["y_true"], np.mean([p["y_pred"] for p in predictions], axis=0))
+
+
+def _pool(attempts: list[Attempt], inputs: RunInputs) -> tuple[list[Attempt], list[dict]]:
+    """The best successful candidates whose predictions line up with the best one's."""
+    metric = get_metric(inputs.metric)
+    ranked = sorted((a for a in attempts if a.succeeded and a.phase != "ensemble"),
+                    key=lambda a: a.score, reverse=metric.greater_is_better)
+    pool, preds = [], []
+    for attempt in ranked:
+        p = load_predictions(attempt)
+        if p is None or "y_true" not in p or (
+                inputs.task_type == "classification" and "proba" not in p):
+            continue
+        if preds and not (np.array_equal(p["y_true"], preds[0]["y_true"]) and (
+                "classes" not in p or np.array_equal(p["classes"], preds[0]["classes"]))):
+            continue
+        pool.append(attempt)
+        preds.append(p)
+        if len(pool) == MAX_POOL:
+            break
+    return pool, preds
 
 
 class Ensembler:
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
     def propose(self, attempts: list[Attempt], inputs: RunInputs) -> EnsembleProposal | None:
+        """The strategy with the best nested cross-validated score over the pool's
+        out-of-fold predictions; None when there is nothing to choose between."""
         if inputs.task_type == "clustering":
+            return self._propose_clustering(attempts, inputs)
+        pool, preds = _pool(attempts, inputs)
+        if len(pool) < 2 or len(preds[0]["y_true"]) < MIN_ROWS:
             return None
-        pool = [a for a in attempts if a.succeeded and a.phase != "ensemble"]
+        y = preds[0]["y_true"]
         if inputs.task_type == "classification":
-            pool = [a for a in pool if "proba" in _load(a)]
-        if len(pool) < 2:
+            stacked = np.stack([p["proba"] for p in preds])
+            scorer = scorer_for(inputs.metric, "classification", preds[0]["classes"])
+        else:
+            stacked = np.stack([np.asarray(p["y_pred"], dtype=float) for p in preds])
+            scorer = scorer_for(inputs.metric, "regression")
+        choice = es.choose(stacked, y, scorer, seed=inputs.seed)
+        return EnsembleProposal(
+            strategy=choice.strategy, members=[a.id for a in pool],
+            estimated_score=choice.nested_scores[choice.strategy],
+            weights=choice.weights, nested_scores=choice.nested_scores)
+
+    def _propose_clustering(self, attempts: list[Attempt],
+                            inputs: RunInputs) -> EnsembleProposal | None:
+        """Consensus vs the best single clustering, by silhouette and stability."""
+        import pandas as pd
+
+        pool = [a for a in attempts if a.succeeded and a.phase != "ensemble"]
+        labelings = [(a, load_predictions(a)) for a in pool]
+        labelings = [(a, p["y_pred"]) for a, p in labelings if p is not None and "y_pred" in p]
+        if len(labelings) < 2 or len({len(lab) for _, lab in labelings}) != 1:
             return None
-        metric = inputs.metric
-        pool.sort(key=lambda a: a.score, reverse=get_metric(metric).greater_is_better)
-        preds = {a.id: _load(a) for a in pool}
-        chosen = [pool[0].id]
-        best = combined_score(metric, [preds[pool[0].id]])  # pooled, like the trials
-        while len(chosen) < MAX_MEMBERS:
-            trials = {
-                a.id: combined_score(metric, [preds[m] for m in chosen + [a.id]])
-                for a in pool if a.id not in chosen
-            }
-            if not trials:
-                break
-            candidate = max(trials, key=lambda k: trials[k] if get_metric(metric)
-                            .greater_is_better else -trials[k])
-            if not is_better(metric, trials[candidate], best):
-                break
-            chosen.append(candidate)
-            best = trials[candidate]
-        if len(chosen) < 2:
+        frame = pd.read_parquet(inputs.data_path)
+        if inputs.target and inputs.target in frame:
+            frame = frame.drop(columns=[inputs.target])
+        if len(frame) != len(labelings[0][1]):
             return None
-        strategy = "soft_vote" if inputs.task_type == "classification" else "average"
-        return EnsembleProposal(strategy=strategy, members=chosen, estimated_score=best)
+        choice = es.choose_clustering(np.stack([lab for _, lab in labelings]),
+                                      cluster_matrix(frame), seed=inputs.seed)
+        scores = {name: s["combined"] for name, s in choice.scores.items()}
+        members = [a.id for a, _ in labelings]
+        if choice.strategy == "single":
+            return EnsembleProposal(strategy="single", members=members,
+                                    estimated_score=scores[f"single:{choice.member}"],
+                                    weights=[float(i == choice.member)
+                                             for i in range(len(members))],
+                                    nested_scores=scores)
+        return EnsembleProposal(strategy="consensus", members=members,
+                                estimated_score=scores["consensus"],
+                                weights=[1.0] * len(members), nested_scores=scores,
+                                n_clusters=len(set(choice.labels.tolist())))
 
     def decide(self, proposal: EnsembleProposal | None, result: Attempt | None,
                attempts: list[Attempt], metric: str) -> EnsembleOutcome:
         if proposal is None:
             return EnsembleOutcome(strategy="none",
-                                   reason="no combination of candidates beat the best single one "
-                                          "on out-of-fold predictions")
+                                   reason="fewer than two candidates with predictions to "
+                                          "combine")
+        chosen = dict(members=proposal.members, estimated_score=proposal.estimated_score,
+                      weights=proposal.weights, nested_scores=proposal.nested_scores)
+        if proposal.strategy == "single":
+            return EnsembleOutcome(strategy="single", **chosen,
+                                   reason="the evidence (nested cross-validation, or for "
+                                          "clusterings silhouette and stability) preferred "
+                                          "the best single model")
         best_single = best_attempt([a for a in attempts if a.phase != "ensemble"], metric)
+        if proposal.skipped:
+            return EnsembleOutcome(strategy=proposal.strategy, **chosen,
+                                   reason="not run: its members' cost did not fit in the "
+                                          "time left")
         if result is None or not result.succeeded:
-            return EnsembleOutcome(strategy=proposal.strategy, members=proposal.members,
-                                   estimated_score=proposal.estimated_score,
+            return EnsembleOutcome(strategy=proposal.strategy, **chosen,
                                    reason="the ensemble failed to run")
         kept = best_single is None or is_better(metric, result.score, best_single.score)
         return EnsembleOutcome(
-            strategy=proposal.strategy, members=proposal.members,
-            estimated_score=proposal.estimated_score, score=result.score, kept=kept,
+            strategy=proposal.strategy, **chosen, score=result.score, kept=kept,
             reason="beats the best single candidate" if kept else
-            "its CV score did not beat the best single candidate",
+            "the referee's score did not beat the best single candidate",
         )
 
 
@@ -93,3 +163,21 @@ def best_attempt(attempts: list[Attempt], metric: str) -> Attempt | None:
         if attempt.succeeded and (best is None or is_better(metric, attempt.score, best.score)):
             best = attempt
     return best
+
+
+def cluster_matrix(features) -> np.ndarray:
+    """Numbers for internal cluster indices: numeric columns median-imputed and
+    standardised, other columns as standardised ordinal codes."""
+    import pandas as pd
+
+    columns = []
+    for name in features.columns:
+        column = features[name]
+        values = column.to_numpy(dtype=float, na_value=np.nan) \
+            if pd.api.types.is_numeric_dtype(column) else \
+            pd.Series(pd.factorize(column.astype(str))[0], dtype=float).to_numpy()
+        finite = np.isfinite(values)
+        values = np.where(finite, values, np.nanmedian(values) if finite.any() else 0.0)
+        std = values.std()
+        columns.append((values - values.mean()) / std if std > 0 else values * 0.0)
+    return np.column_stack(columns) if columns else np.zeros((len(features), 1))

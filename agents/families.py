@@ -26,6 +26,8 @@ class Family:
     parallel: bool = False  # takes n_jobs
     max_rows: int | None = None  # too slow above this many rows
     backend: str = "sklearn"
+    requires: str | None = None  # an optional package (the `boost` extra); skipped if missing
+    threads: str = "n_jobs"  # the keyword that takes the thread count, when `parallel`
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -75,6 +77,58 @@ FAMILIES: tuple[Family, ...] = (
 )
 
 
+def _boost() -> tuple[Family, ...]:
+    """LightGBM, XGBoost and CatBoost with good defaults (the portfolio's first guesses).
+
+    XGBoost's classifier wants classes 0..k-1 and CatBoost's predicts a column, so their
+    classifiers are small wrappers from `pipesmith.estimators` (pickled by reference).
+    """
+    rows = []
+    for task, kind in (("classification", "Classifier"), ("regression", "Regressor")):
+        classify = kind == "Classifier"
+        rows += [
+            Family("lightgbm", task, "lightgbm", f"LGBM{kind}",
+                   {"n_estimators": 300, "learning_rate": 0.05, "num_leaves": 31,
+                    "subsample": 0.8, "subsample_freq": 1, "colsample_bytree": 0.8,
+                    "verbose": -1},
+                   {"n_estimators": 100, "num_leaves": 15, "verbose": -1}, parallel=True,
+                   requires="lightgbm"),
+            Family("xgboost", task, "pipesmith.estimators" if classify else "xgboost",
+                   "XGBLabelClassifier" if classify else "XGBRegressor",
+                   {"n_estimators": 300, "learning_rate": 0.05, "max_depth": 6,
+                    "subsample": 0.8, "colsample_bytree": 0.8, "tree_method": "hist"},
+                   {"n_estimators": 100, "max_depth": 4, "tree_method": "hist"},
+                   parallel=True, requires="xgboost"),
+            Family("catboost", task, "pipesmith.estimators" if classify else "catboost",
+                   "CatBoostLabelClassifier" if classify else "CatBoostRegressor",
+                   {"iterations": 500, "learning_rate": 0.08, "depth": 6, "verbose": 0,
+                    "allow_writing_files": False},
+                   {"iterations": 100, "depth": 4, "verbose": 0, "allow_writing_files": False},
+                   parallel=True, threads="thread_count", requires="catboost"),
+        ]
+    return tuple(rows)
+
+
+def _after(rows: tuple[Family, ...], anchor: str, extra: tuple[Family, ...]):
+    """`rows` with each task's `extra` families inserted after its `anchor` family."""
+    out: list[Family] = []
+    for row in rows:
+        out.append(row)
+        if row.name == anchor:
+            out += [f for f in extra if f.task_type == row.task_type]
+    return tuple(out)
+
+
+FAMILIES = _after(FAMILIES, "extra_trees", _boost())
+
+
+def installed(family: Family) -> bool:
+    """Whether the family's optional package is importable (looked up, not imported)."""
+    import importlib.util
+
+    return family.requires is None or importlib.util.find_spec(family.requires) is not None
+
+
 def _neural(backend: str, prefix: str):
     """The neural rows: a small and a wide MLP per task, kept to seconds on a CPU."""
     light = {"hidden": (32,), "batch_size": 64, "epochs": 30}
@@ -100,7 +154,7 @@ def families_for(task_type: str, n_rows: int,
                  backends: tuple[str, ...] = ("sklearn",)) -> list[Family]:
     """Eligible families, by backend in the order given, then in table order."""
     return sorted((f for f in FAMILIES
-                   if f.task_type == task_type and f.backend in backends
+                   if f.task_type == task_type and f.backend in backends and installed(f)
                    and (f.max_rows is None or n_rows <= f.max_rows)),
                   key=lambda f: backends.index(f.backend))
 

@@ -27,6 +27,7 @@ FIT_SECONDS_PER_MCELL = {  # seconds per million (rows x features) cells, per fa
     "random_forest": 1.2, "extra_trees": 0.8, "hist_gradient_boosting": 0.6,
     "logistic_regression": 0.2, "ridge": 0.05, "svc": 4.0, "svr": 4.0, "knn": 0.3,
     "kmeans": 0.3, "gaussian_mixture": 0.5, "agglomerative": 3.0,
+    "lightgbm": 0.4, "xgboost": 0.6, "catboost": 1.0,
 }
 # Neural backends: the framework's import on top of BASE_MB/BASE_S (measured here: torch
 # +180 MB, TensorFlow with Keras +480 MB resident; torch's first optimiser step imports

@@ -47,6 +47,7 @@ class RunInputs(Frozen):
     cv_folds: int = 5  # K, chosen by pipesmith.referee.choose_folds (1: a holdout fold)
     fault_rate: float = 0.0  # recorded so the report says when faults were injected
     smoke_rows: int = 300  # rows of the smoke run; 0 turns it off
+    search_share: float = 0.6  # of the time left after the first valid model; 0: no search
     rows_dropped_missing_target: int = 0
     backend: Literal["sklearn", "torch", "tensorflow", "auto"] = "sklearn"  # model library
     llm_model: str | None = None  # LLM mode: the model, and the budgets routing checks
@@ -239,9 +240,16 @@ class Attempt(Frozen):
 
 
 class EnsembleProposal(Frozen):
-    strategy: Literal["soft_vote", "average"]
+    """The strategy chosen by nested cross-validation over the members' out-of-fold
+    predictions (agents/ensemble_select.py), and its held-out score."""
+
+    strategy: Literal["single", "caruana", "stacking", "consensus"]
     members: list[str]  # attempt ids
-    estimated_score: float
+    estimated_score: float  # the chosen strategy's nested (held-out) score
+    weights: list[float] = Field(default_factory=list)  # per member, same order
+    nested_scores: dict[str, float] = Field(default_factory=dict)  # every strategy's
+    n_clusters: int | None = None  # consensus clustering only
+    skipped: bool = False  # chosen, but its members' cost did not fit in the time left
 
 
 class RefitOutcome(Frozen):
@@ -257,9 +265,11 @@ class RefitOutcome(Frozen):
 
 
 class EnsembleOutcome(Frozen):
-    strategy: str  # "soft_vote", "average" or "none"
+    strategy: str  # "caruana", "stacking", "single", "consensus" or "none"
     members: list[str] = Field(default_factory=list)
     estimated_score: float | None = None
     score: float | None = None
     kept: bool = False
     reason: str = ""
+    weights: list[float] = Field(default_factory=list)
+    nested_scores: dict[str, float] = Field(default_factory=dict)

@@ -1,4 +1,5 @@
-"""Run an eval: baselines first, then every dataset x topology x seed, then the summary.
+"""Run an eval dataset by dataset (its baselines, then its topologies x seeds), then the
+summary.
 
 Rows are appended to results.jsonl / baselines.jsonl as jobs finish; running the same
 command again skips what is there (resume). eval.json records what the directory holds,
@@ -112,12 +113,17 @@ def run_eval(plan: EvalPlan, on_event: Event | None = None) -> Path:
     pipeline_jobs = [j for j in plan.pipeline_jobs() if j.key not in done_runs]
     on_event("total", len(baseline_jobs) + len(pipeline_jobs),
              len(plan.baseline_jobs()) + len(plan.pipeline_jobs()))
-    for job, row in run_jobs(baseline_jobs, plan.workers, lambda j: on_event("start", j)):
-        results.append(plan.out / results.BASELINES, row)
-        on_event("done", job, row, row["status"] not in ("ok", "not applicable"))
-    table = results.baseline_table(plan.out)
-    for job, row in run_jobs(pipeline_jobs, plan.workers, lambda j: on_event("start", j)):
-        row["baseline_scores"] = table.get((job.spec.name, job.seed), {})
-        results.append(plan.out / results.RESULTS, row)
-        on_event("done", job, row, not row["final_success"])
+    # Interleaved dataset by dataset (its baselines, then its runs), so a change in the
+    # machine's load hits every system on a dataset alike.
+    for key in dict.fromkeys([(j.spec.name, j.seed) for j in baseline_jobs + pipeline_jobs]):
+        group = [j for j in baseline_jobs if (j.spec.name, j.seed) == key]
+        for job, row in run_jobs(group, plan.workers, lambda j: on_event("start", j)):
+            results.append(plan.out / results.BASELINES, row)
+            on_event("done", job, row, row["status"] not in ("ok", "not applicable"))
+        table = results.baseline_table(plan.out)
+        group = [j for j in pipeline_jobs if (j.spec.name, j.seed) == key]
+        for job, row in run_jobs(group, plan.workers, lambda j: on_event("start", j)):
+            row["baseline_scores"] = table.get((job.spec.name, job.seed), {})
+            results.append(plan.out / results.RESULTS, row)
+            on_event("done", job, row, not row["final_success"])
     return write_summary(plan.out)

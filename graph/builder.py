@@ -23,6 +23,7 @@ NODES: dict[str, Callable] = {
     "execute": nodes.execute,
     "diagnose": nodes.diagnose,
     "repair": nodes.repair,
+    "search": nodes.search,
     "ensemble": nodes.ensemble,
     "report": nodes.report,
     "remember": nodes.remember,
@@ -51,10 +52,13 @@ def timed(name: str, node: Callable, default_context: Callable[[], Deps] | None 
 # Each routed node: its routing function and every node it may lead to.
 ROUTES: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "prevalidate": (routing.after_prevalidate,
-                    ("execute", "diagnose", "repair", "draft", "ensemble", "report")),
-    "execute": (routing.after_execute, ("draft", "ensemble", "diagnose", "repair", "report")),
-    "diagnose": (routing.after_diagnose, ("repair", "draft", "ensemble", "report")),
-    "repair": (routing.after_repair, ("prevalidate", "execute", "draft", "ensemble", "report")),
+                    ("execute", "diagnose", "repair", "draft", "search", "ensemble", "report")),
+    "execute": (routing.after_execute,
+                ("draft", "search", "ensemble", "diagnose", "repair", "report")),
+    "diagnose": (routing.after_diagnose, ("repair", "draft", "search", "ensemble", "report")),
+    "repair": (routing.after_repair,
+               ("prevalidate", "execute", "draft", "search", "ensemble", "report")),
+    "search": (routing.after_search, ("draft", "search", "ensemble", "report")),
     "ensemble": (routing.after_ensemble, ("prevalidate", "execute", "report")),
 }
 

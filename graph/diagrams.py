@@ -34,8 +34,9 @@ def mermaid(name: str) -> str:
 
 def _flags(t: Topology) -> str:
     on = [label for label, flag in (("retrieval", t.retrieve), ("pre-validation", t.prevalidate),
-                                    ("reformulation", t.reformulate), ("ensemble", t.ensemble),
-                                    ("memory", t.remember)) if flag]
+                                    ("reformulation", t.reformulate), ("search", t.search),
+                                    ("warm start", t.search and t.warm_start),
+                                    ("ensemble", t.ensemble), ("memory", t.remember)) if flag]
     cap = f"; at most {t.max_candidates} candidate(s)" if t.max_candidates else ""
     return f"feedback `{t.feedback}`; " + (", ".join(on) or "nothing else") + cap
 

@@ -248,16 +248,81 @@ def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
     return _new(state, repaired, **update, **llm_spent(runtime))
 
 
+MIN_SEARCH_S = 6.0  # less than this is not worth starting the trial workers
+
+
+def search(state: RunState, runtime: Runtime[Deps]) -> dict:
+    """Optuna search after the portfolio: its winners join the plan as candidates, to be
+    drafted, checked, run, scored, repaired and ensembled like any other."""
+    import time
+
+    from pipesmith.agents.families import get_family
+    from pipesmith.agents.schemas import CandidateSpec, Plan
+    from pipesmith.agents.search import WINNERS, run_search
+    from pipesmith.graph.routing import reserve_s
+
+    inputs, profile, plan_ = state["inputs"], state["profile"], state["plan"]
+    done = state.get("next_index", 0)
+    left = inputs.budget_s - reserve_s(state) - elapsed_s(state)
+    seconds = inputs.search_share * left
+    if inputs.search_share <= 0:
+        return {"search": {"skipped": "turned off (search_share 0)"}}
+    if seconds < MIN_SEARCH_S:
+        return {"search": {"skipped": f"{seconds:.1f} s left for the search"}}
+    # What one candidate run has cost so far: how many winners the rest of the time runs.
+    runs = [a.wall_s + a.smoke_s for a in (state.get("attempts") or {}).values()
+            if a.succeeded]
+    per_run = max(1.0, sum(runs) / max(1, len(runs)))
+    n_winners = max(1, min(WINNERS, int((left - seconds) / per_run)))
+    coder = getattr(runtime.context.coder, "offline", runtime.context.coder)
+    winners, summary = run_search(
+        sandbox=runtime.context.executor.sandbox, inputs=inputs, profile=profile,
+        plan_families=[c.family for c in plan_.candidates],
+        past_runs=state.get("past_runs") or [], coder=coder,
+        prevalidator=runtime.context.prevalidator,
+        deadline=time.monotonic() + seconds,
+        folder=Path(inputs.out_dir) / "search", n_winners=n_winners,
+        warm=get_topology(runtime.context.topology).warm_start,
+        portfolio=[(c.family, c.params) for c in plan_.candidates[done:]])
+    specs = []
+    for result in winners:
+        family = get_family(inputs.task_type, result.family)
+        specs.append(CandidateSpec(
+            name=f"{result.family}_tuned", family=result.family,
+            params={**family.params, **result.params}, scale=family.scale,
+            encoding=family.encoding,
+            rationale=f"search trial {result.number}: cross-validated {result.score:.4f}"))
+    # The winners first; then the planned candidates not drafted yet whose learner did not
+    # win (they were the search's first trials too), drafted while time is left.
+    rest = [c for c in plan_.candidates[done:] if c.family not in {s.family for s in specs}]
+    notes = [*plan_.notes, f"search: {summary['trials']} trials, {len(specs)} winners"]
+    return {"search": summary,
+            "plan": Plan(candidates=[*plan_.candidates[:done], *specs, *rest], notes=notes)}
+
+
 def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
     attempts = list((state.get("attempts") or {}).values())
     proposal = runtime.context.ensembler.propose(attempts, state["inputs"])
-    if proposal is None:
-        return {"proposal": None, "current": None}
+    if proposal is None or proposal.strategy == "single":  # nothing to build and score
+        return {"proposal": proposal, "current": None}
+    # Anytime: run the ensemble only when what its members cost fits in the time left
+    # (stacking refits each member STACK_FOLDS more times).
+    from pipesmith.agents.compose import STACK_FOLDS
+    from pipesmith.graph.routing import reserve_s
+
+    by_id = state.get("attempts") or {}
+    cost = sum(by_id[m].wall_s for m, w in zip(proposal.members, proposal.weights,
+                                               strict=False) if w > 0 and m in by_id)
+    cost *= 1 + STACK_FOLDS if proposal.strategy == "stacking" else 1
+    left = state["inputs"].budget_s - reserve_s(state) - elapsed_s(state)
+    if cost > left:
+        return {"proposal": proposal.model_copy(update={"skipped": True}), "current": None}
+    # the members' code as it ran (a resource shrink updates `candidates`)
     members = [state["candidates"][m] for m in proposal.members]
-    if any(member.spec is None for member in members):
-        return {"proposal": None, "current": None}
     candidate = runtime.context.coder.ensemble(
-        next_candidate_id(state), members, state["profile"], state["inputs"])
+        next_candidate_id(state), members, state["profile"], state["inputs"],
+        strategy=proposal.strategy, weights=proposal.weights,
+        n_clusters=proposal.n_clusters or 2)
     return _new(state, candidate, proposal=proposal)
 
 

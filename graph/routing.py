@@ -29,6 +29,17 @@ def has_time(state: RunState) -> bool:
     return elapsed_s(state) < state["inputs"].budget_s - reserve_s(state)
 
 
+def fits_another(state: RunState) -> bool:
+    """Anytime: a new candidate starts only when what a successful candidate has cost so
+    far (the median) fits in the time left before the reserve."""
+    costs = sorted(a.wall_s + a.smoke_s for a in (state.get("attempts") or {}).values()
+                   if a.succeeded and a.phase != "ensemble")
+    if not costs:
+        return True
+    typical = costs[len(costs) // 2]
+    return elapsed_s(state) + typical < state["inputs"].budget_s - reserve_s(state)
+
+
 def has_llm_budget(state: RunState) -> bool:
     """In LLM mode, whether the token and cost budgets allow another model call."""
     inputs = state["inputs"]
@@ -36,10 +47,16 @@ def has_llm_budget(state: RunState) -> bool:
                          inputs.max_cost) is None
 
 
-def next_step(state: RunState, topology: Topology = FULL) -> Literal["draft", "ensemble",
-                                                                      "report"]:
+def next_step(state: RunState, topology: Topology = FULL) -> Literal[
+        "draft", "search", "ensemble", "report"]:
+    """Anytime: draft planned candidates until one succeeds (a valid model early); then,
+    when the topology searches, search once (the planned candidates not yet drafted become
+    its first trials, and its winners join the plan); then draft the rest, then ensemble."""
     more = state.get("next_index", 0) < len(state["plan"].candidates)
-    if more and has_time(state) and has_llm_budget(state):
+    if topology.search and state.get("search") is None and has_time(state) and \
+            any(a.succeeded for a in (state.get("attempts") or {}).values()):
+        return "search"
+    if more and has_time(state) and fits_another(state) and has_llm_budget(state):
         return "draft"
     return "ensemble" if topology.ensemble else "report"
 
@@ -59,6 +76,11 @@ def repair_stop(severity: str | None, depth: int, max_rounds: int, time_left: bo
     return None
 
 
+def after_search(state: RunState, topology: Topology = FULL) -> Literal[
+        "draft", "search", "ensemble", "report"]:
+    return next_step(state, topology)
+
+
 def can_repair(state: RunState, severity: str | None) -> bool:
     """Within the round limit and the time and model budgets; a critical diagnosis is not
     worth a repair (raw feedback carries no severity, so it is always retried)."""
@@ -69,7 +91,7 @@ def can_repair(state: RunState, severity: str | None) -> bool:
 
 
 def after_failure(state: RunState, topology: Topology) -> Literal[
-        "diagnose", "repair", "draft", "ensemble", "report"]:
+        "diagnose", "repair", "draft", "search", "ensemble", "report"]:
     """A failed or rejected candidate: classify it, retry it on the raw error, or move on."""
     if topology.feedback == "taxonomy":
         return "diagnose"
@@ -81,7 +103,7 @@ def after_failure(state: RunState, topology: Topology) -> Literal[
 
 
 def after_prevalidate(state: RunState, topology: Topology = FULL) -> Literal[
-        "execute", "diagnose", "repair", "draft", "ensemble", "report"]:
+        "execute", "diagnose", "repair", "draft", "search", "ensemble", "report"]:
     if state.get("current") is None:  # the coder drafted nothing: its model budget is spent
         return "ensemble" if topology.ensemble else "report"
     rejected = state["current"].id in (state.get("attempts") or {})
@@ -89,7 +111,7 @@ def after_prevalidate(state: RunState, topology: Topology = FULL) -> Literal[
 
 
 def after_execute(state: RunState, topology: Topology = FULL) -> Literal[
-        "draft", "ensemble", "diagnose", "repair", "report"]:
+        "draft", "search", "ensemble", "diagnose", "repair", "report"]:
     current = state["current"]
     attempt = state["attempts"][current.id]
     if not attempt.succeeded:
@@ -98,7 +120,7 @@ def after_execute(state: RunState, topology: Topology = FULL) -> Literal[
 
 
 def after_diagnose(state: RunState, topology: Topology = FULL) -> Literal[
-        "repair", "draft", "ensemble", "report"]:
+        "repair", "draft", "search", "ensemble", "report"]:
     current = state["current"]
     if current.phase == "ensemble":
         return "report"
@@ -109,7 +131,7 @@ def after_diagnose(state: RunState, topology: Topology = FULL) -> Literal[
 
 
 def after_repair(state: RunState, topology: Topology = FULL) -> Literal[
-        "prevalidate", "execute", "draft", "ensemble", "report"]:
+        "prevalidate", "execute", "draft", "search", "ensemble", "report"]:
     if state.get("current") is not None:
         return topology.checked
     return next_step(state, topology)

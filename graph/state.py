@@ -83,6 +83,7 @@ class RunState(TypedDict, total=False):
     candidates: Annotated[dict[str, Candidate], merge]
     attempts: Annotated[dict[str, Attempt], merge]
     smoke: Annotated[dict[str, dict], merge]  # smoke-run measurements per candidate
+    search: dict | None  # the search's summary (trials, curve, winners); set once it ran
     proposal: EnsembleProposal | None
     ensemble: EnsembleOutcome | None
     refit: RefitOutcome | None  # the chosen pipeline refit and scored on the test part

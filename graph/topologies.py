@@ -24,6 +24,8 @@ class Topology:
     feedback: Feedback = "none"
     reformulate: bool = False  # repairs see the lineage's history, tried fixes, past fixes
     ensemble: bool = False  # adaptive ensembling of the successful candidates
+    search: bool = False  # Optuna search over learners x hyperparameters after the portfolio
+    warm_start: bool = True  # the search starts from past winners / the bundled portfolio
     remember: bool = False  # the run and its repairs are written to the knowledge base
     max_candidates: int | None = None  # a cap on planned candidates; None: the settings'
 
@@ -42,7 +44,8 @@ class Topology:
             "profile": True, "retrieve": self.retrieve, "plan": True, "draft": True,
             "prevalidate": self.prevalidate, "execute": True,
             "diagnose": self.feedback == "taxonomy", "repair": self.repairs,
-            "ensemble": self.ensemble, "report": True, "remember": self.remember,
+            "search": self.search, "ensemble": self.ensemble, "report": True,
+            "remember": self.remember,
         }
         return [name for name, on in wanted.items() if on]
 
@@ -66,9 +69,20 @@ TOPOLOGIES: dict[str, Topology] = {t.name: t for t in (
     Topology("sage-loop", "SAGE-Loop: closed-loop trial and correction on raw errors, "
              "with adaptive ensemble selection", feedback="raw", ensemble=True),
     Topology("full", "retrieval, planning, pre-validation, sandboxed execution, diagnosis, "
-             "multi-round reformulated repair, adaptive ensembling and knowledge-base memory",
+             "multi-round reformulated repair, hyperparameter search, adaptive ensembling "
+             "and knowledge-base memory",
              retrieve=True, prevalidate=True, feedback="taxonomy", reformulate=True,
-             ensemble=True, remember=True),
+             search=True, ensemble=True, remember=True),
+    # ablations of full, for the quality benchmark (docs/evals.md)
+    Topology("full-no-search", "full without the hyperparameter search: the planned "
+             "portfolio only", retrieve=True, prevalidate=True, feedback="taxonomy",
+             reformulate=True, ensemble=True, remember=True),
+    Topology("full-no-ensemble", "full without adaptive ensembling: the best single "
+             "candidate", retrieve=True, prevalidate=True, feedback="taxonomy",
+             reformulate=True, search=True, remember=True),
+    Topology("full-cold", "full with a cold search: no warm start from past winners or "
+             "the bundled portfolio", retrieve=True, prevalidate=True, feedback="taxonomy",
+             reformulate=True, search=True, warm_start=False, ensemble=True, remember=True),
 )}
 
 

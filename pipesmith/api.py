@@ -173,6 +173,7 @@ def _resolve(table: Table, task: str | None, metric: str | None, settings: Setti
         cv_folds=choose_folds(len(dev_rows), budget_s, settings.cv_folds, min_class),
         fault_rate=settings.fault_rate,
         smoke_rows=settings.smoke_rows, backend=settings.backend,
+        search_share=settings.search_share,
         rows_dropped_missing_target=len(table.frame) - len(frame),
         llm=settings.llm, llm_model=settings.llm_model if settings.llm != "offline" else None,
         max_tokens_total=settings.max_tokens_total, max_cost=settings.max_cost,

@@ -71,6 +71,7 @@ class JobProgress:
 
 def eval_command(
     suite: Annotated[str | None, typer.Option(help="Dataset suite: smoke (3, for CI), core (~12) or full (all).")] = None,
+    only: Annotated[str, typer.Option("--datasets", help="Comma-separated: only these datasets of the suite.")] = "",
     topologies: Annotated[str, typer.Option(help="Comma-separated topologies (see `pipesmith topologies`).")] = "single-pass,full",
     seeds: Annotated[int, typer.Option(help="Seeds per dataset and topology (0..N-1).")] = 1,
     fault_rate: Annotated[float, typer.Option(help="Inject a realistic fault into this share of drafts (0-1).")] = 0.0,
@@ -104,6 +105,12 @@ def eval_command(
         if (suite is None) == (data is None):
             raise InputError("give exactly one of --suite NAME or --data PATH")
         datasets = suite_specs(suite) if suite else [custom_spec(data, target, task, metric)]
+        if only:
+            wanted = _split(only)
+            unknown = [d for d in wanted if d not in {s.name for s in datasets}]
+            if unknown:
+                raise InputError(f"--datasets: not in the suite: {', '.join(unknown)}")
+            datasets = [s for s in datasets if s.name in wanted]
         names = _split(topologies)
         unknown = [t for t in names if t not in TOPOLOGIES]
         if not names or unknown:

@@ -79,6 +79,7 @@ class Report(BaseModel):
     out_dir: str
     files: dict[str, str]  # relative to out_dir
     llm: LLMSummary | None = None  # LLM mode only (docs/report-schema.md)
+    search: dict | None = None  # topologies that search: trials, curve, winners, warm start
 
 
 def choose_final(attempts: list[Attempt], ensemble: EnsembleOutcome, metric: str) -> Attempt | None:
@@ -139,6 +140,7 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
         out_dir=inputs.out_dir,
         files=files,
         llm=llm_summary(state, llm),
+        search=state.get("search"),
     )
 
 
@@ -176,6 +178,42 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
+def score_curve(report: Report) -> list[tuple[float, float]]:
+    """The best score so far after each candidate run, against the seconds spent in
+    sandboxed runs (smoke runs, candidate runs, and the search before its first winner)
+    up to its end: the run's anytime curve."""
+    from pipesmith.metrics import is_better
+
+    spent, best, points = 0.0, None, []
+    search_s = (report.search or {}).get("seconds", 0.0)
+    for attempt in report.attempts:
+        if search_s and attempt.candidate.endswith("_tuned"):
+            spent, search_s = spent + search_s, 0.0
+        spent += attempt.smoke_s + attempt.wall_s
+        if attempt.succeeded and is_better(report.metric, attempt.score, best):
+            best = attempt.score
+            points.append((round(spent, 1), round(best, 6)))
+    return points
+
+
+def _curve_text(points: list[tuple[float, float]]) -> str:
+    return " → ".join(f"{score:.4f} @ {t:.0f}s" for t, score in points) or "-"
+
+
+def search_lines(search: dict | None) -> list[str]:
+    """The search in a few lines: trials, warm start, and the best score over time."""
+    if not search:
+        return []
+    if "skipped" in search:
+        return [f"- search: skipped ({search['skipped']})"]
+    curve = " → ".join(f"{s:.4f} @ {t:.0f}s" for t, s in search.get("curve", []))
+    return [f"- search: {search.get('trials', 0)} trials ({search.get('evaluations', 0)} "
+            f"evaluations, rows shares {search.get('shares')}), warm start from the "
+            f"{search.get('warm_start', '-')} ({search.get('warm_configs', 0)} configurations), "
+            f"{search.get('seconds', 0):.1f}s",
+            f"- best cross-validated score over the search's time: {curve or '-'}"]
+
+
 def _cv(cv: CVScore | None) -> str:
     if cv is None:
         return "-"
@@ -202,8 +240,11 @@ def markdown(report: Report) -> str:
           for note in report.plan.notes if note.startswith("offline plan:")],
         f"- repair rounds used: {report.rounds_used}; first draft succeeded: "
         f"{report.first_pass_success}; reliability score {report.reliability.score:.3f}",
-        f"- time: {report.elapsed_s:.1f}s of {report.budget_s:.0f}s budget, "
+        f"- time: {report.elapsed_s:.1f}s of {report.budget_s:.0f}s budget "
+        f"({100 * report.elapsed_s / max(report.budget_s, 1e-9):.0f}% used), "
         f"{report.sandbox_s:.1f}s inside the sandbox",
+        *search_lines(report.search),
+        f"- best score over the run's sandbox time: {_curve_text(score_curve(report))}",
         "",
         "## Attempts",
         "",
@@ -223,6 +264,9 @@ def markdown(report: Report) -> str:
               f"{e.strategy}: members {', '.join(e.members) or '-'}, estimated "
               f"{_fmt(e.estimated_score)} (out-of-fold), CV score {_fmt(e.score)}, "
               f"{'kept' if e.kept else 'not kept'} — {e.reason}",
+              *(["nested cross-validated score per strategy: "
+                 + ", ".join(f"{k} {v:.4f}" for k, v in e.nested_scores.items())]
+                if e.nested_scores else []),
               "", "## Time per node (s)", "",
               " · ".join(f"{k} {v:.2f}" for k, v in report.timings.items()),
               *markdown_lines(report.llm),

@@ -32,6 +32,9 @@ class Settings(BaseSettings):
     kb_url: str | None = None  # a Chroma server (`chroma run`) for the index; log in kb_dir
     topology: str = "full"
     smoke_rows: int = 300  # rows of the smoke run before each full run; 0 turns it off
+    # share of the time left after the first valid model that the search gets (topologies
+    # that search; docs/search.md); 0 turns the search off
+    search_share: float = Field(0.6, ge=0.0, le=0.9)
     backend: str = "sklearn"  # sklearn, torch, tensorflow or auto (see docs/backends.md)
     fault_rate: float = 0.0  # inject a realistic fault into this share of drafts (research)
     # drafts: faults in first drafts only; every_generation: in drafts, repairs, redrafts and

@@ -10,6 +10,9 @@ import pytest
 
 # Tests never touch the user's knowledge base or any telemetry endpoint.
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+# The search would take most of every run's budget (anytime); tests that are not about it
+# run without it (subprocesses inherit this). tests/test_search.py turns it back on.
+os.environ.setdefault("PIPESMITH_SEARCH_SHARE", "0")
 
 
 @pytest.fixture(autouse=True)

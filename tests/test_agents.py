@@ -248,20 +248,40 @@ def _attempt(tmp_path, attempt_id: str, proba: np.ndarray, y: np.ndarray, score:
 
 def test_ensembler_combines_complementary_models(tmp_path, iris):
     inputs, _ = iris
-    y = np.array([0, 0, 1, 1])
-    # Each model is confidently wrong on a different row; their mean is right on all four.
-    a = _attempt(tmp_path, "a1", np.array([[.9, .1], [.4, .6], [.2, .8], [.3, .7]]), y, 0.75)
-    b = _attempt(tmp_path, "a2", np.array([[.6, .4], [.9, .1], [.45, .55], [.55, .45]]), y, 0.75)
-    proposal = Ensembler().propose([a, b], inputs)
-    assert proposal is not None and proposal.members == ["a1", "a2"]
-    assert proposal.estimated_score == 1.0
-    ensemble = Attempt(id="a3", parent=None, candidate="ensemble", phase="ensemble",
-                       status="ok", score=1.0)
-    outcome = Ensembler().decide(proposal, ensemble, [a, b, ensemble], "accuracy")
-    assert outcome.kept and outcome.score == 1.0
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    truth = np.stack([1 - y, y], axis=1).astype(float)
+    # Each model is informative with independent noise: their combination beats each one.
+    probas = [0.35 * truth + 0.65 * rng.dirichlet([1, 1], 200) for _ in range(3)]
+    attempts = [_attempt(tmp_path, f"a{i}", p, y, 0.8) for i, p in enumerate(probas, 1)]
+    proposal = Ensembler().propose(attempts, inputs)
+    assert proposal is not None and proposal.strategy in ("caruana", "stacking")
+    assert proposal.estimated_score > proposal.nested_scores["single"]
+    assert len(proposal.weights) == len(proposal.members) == 3
+    ensemble = Attempt(id="a4", parent=None, candidate="ensemble", phase="ensemble",
+                       status="ok", score=0.95)
+    outcome = Ensembler().decide(proposal, ensemble, [*attempts, ensemble], "accuracy")
+    assert outcome.kept and outcome.score == 0.95 and outcome.nested_scores
 
 
-def test_ensembler_declines_when_nothing_improves(tmp_path, iris):
+def test_ensembler_prefers_the_single_model_when_others_add_noise(tmp_path, iris):
+    inputs, _ = iris
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 200)
+    good = np.stack([1 - y, y], axis=1) * 0.8 + 0.1
+    noise = [rng.dirichlet([1, 1], 200) for _ in range(2)]
+    attempts = [_attempt(tmp_path, "a1", good, y, 1.0),
+                *(_attempt(tmp_path, f"a{i}", p, y, 0.5) for i, p in enumerate(noise, 2))]
+    proposal = Ensembler().propose(attempts, inputs)
+    assert proposal.strategy in ("single", "caruana")
+    assert proposal.weights[0] / sum(proposal.weights) > 0.9
+    assert combined_score("accuracy", [np.load(tmp_path / "a1" / "oof.npz")]) == 1.0
+    outcome = Ensembler().decide(proposal.model_copy(update={"strategy": "single"}), None,
+                                 attempts, "accuracy")
+    assert outcome.strategy == "single" and not outcome.kept
+
+
+def test_ensembler_declines_too_few_rows(tmp_path, iris):
     inputs, _ = iris
     y = np.array([0, 1])
     a = _attempt(tmp_path, "a1", np.array([[.9, .1], [.1, .9]]), y, 1.0)
@@ -276,6 +296,6 @@ def test_ensemble_whose_cv_score_is_worse_is_not_kept(tmp_path, iris):
     single = Attempt(id="a1", parent=None, candidate="x", phase="draft", status="ok", score=0.9)
     ens = Attempt(id="a2", parent=None, candidate="ensemble", phase="ensemble", status="ok",
                   score=0.89)
-    proposal = EnsembleProposal(strategy="soft_vote", members=["a1", "a9"], estimated_score=0.95)
+    proposal = EnsembleProposal(strategy="caruana", members=["a1", "a9"], estimated_score=0.95)
     outcome = Ensembler().decide(proposal, ens, [single, ens], "accuracy")
     assert not outcome.kept and outcome.score == 0.89

@@ -156,7 +156,11 @@ def test_clustering_run(settings, tmp_path):
     assert report.metric == "silhouette" and report.inferred == ["metric"]
     assert report.score > report.baseline_score
     assert report.test_score > report.test_baseline_score and report.refit.n_test == 30
-    assert report.ensemble.strategy == "none"
+    # consensus clustering vs the best single one, chosen by silhouette and stability
+    assert report.ensemble.strategy in ("single", "consensus")
+    assert any(k.startswith("single:") for k in report.ensemble.nested_scores)
+    if report.ensemble.strategy == "consensus":
+        assert any(a.phase == "ensemble" for a in report.attempts)
 
 
 def test_build_graph_exposes_the_flow():

@@ -16,7 +16,7 @@ SPEC = CandidateSpec(name="ridge", family="ridge")
 
 
 def state(*, attempts=(), candidates=(), current=None, next_index=1, n_planned=3,
-          elapsed=0.0, budget=60.0, rounds=3):
+          elapsed=0.0, budget=60.0, rounds=3, search=None):
     inputs = RunInputs(run_id="r", task_text="t", dataset="d", data_path="p", target="y",
                        task_type="regression", metric="r2", out_dir="o", budget_s=budget,
                        max_repair_rounds=rounds)
@@ -28,6 +28,7 @@ def state(*, attempts=(), candidates=(), current=None, next_index=1, n_planned=3
         "candidates": {c.id: c for c in candidates},
         "attempts": {a.id: a for a in attempts},
         "timings": {"execute": elapsed},
+        "search": search,
     }
 
 
@@ -52,11 +53,37 @@ def test_prevalidate_routes_rejections_to_diagnosis():
 def test_success_drafts_the_next_candidate_until_the_plan_or_budget_ends():
     c = cand("a1")
     ok = [attempt("a1")]
-    assert routing.after_execute(state(current=c, candidates=[c], attempts=ok)) == "draft"
-    done = state(current=c, candidates=[c], attempts=ok, next_index=3)
+    searched = {"trials": 4}
+    assert routing.after_execute(state(current=c, candidates=[c], attempts=ok,
+                                       search=searched)) == "draft"
+    done = state(current=c, candidates=[c], attempts=ok, next_index=3, search=searched)
     assert routing.after_execute(done) == "ensemble"
     late = state(current=c, candidates=[c], attempts=ok, elapsed=55.0)
     assert routing.after_execute(late) == "ensemble"
+
+
+def test_no_new_candidate_when_a_typical_one_would_overrun_the_budget():
+    c = cand("a1")
+    slow = attempt("a1").model_copy(update={"wall_s": 40.0})
+    roomy = state(current=c, candidates=[c], attempts=[slow], elapsed=10.0,
+                  search={"trials": 1})
+    assert routing.after_execute(roomy) == "draft"  # 10 + 40 < 60 - reserve
+    tight = state(current=c, candidates=[c], attempts=[slow], elapsed=20.0,
+                  search={"trials": 1})
+    assert routing.after_execute(tight) == "ensemble"  # 20 + 40 would pass the reserve
+
+
+def test_full_topology_searches_once_after_the_first_valid_model():
+    c = cand("a1")
+    failed = state(current=c, candidates=[c], attempts=[attempt("a1", "error")])
+    assert routing.next_step(failed) == "draft"  # no valid model yet: the portfolio goes on
+    ok = state(current=c, candidates=[c], attempts=[attempt("a1")])
+    assert routing.after_execute(ok) == "search"
+    assert routing.after_search({**ok, "search": {"trials": 3}}) == "draft"
+    assert routing.after_search({**ok, "search": {"skipped": "no time"},
+                                 "next_index": 3}) == "ensemble"
+    no_search = routing.TOPOLOGIES["sage-loop"]
+    assert routing.after_execute(ok, no_search) == "draft"
 
 
 def test_failures_go_to_diagnosis_and_ensembles_to_the_report():

@@ -85,8 +85,8 @@ class LLMCoder:
                          parent=failed.id, spec=failed.spec, repair_action=REPAIR_ACTION)
 
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
-                 inputs: RunInputs) -> Candidate:
-        return self.offline.ensemble(candidate_id, members, profile, inputs)
+                 inputs: RunInputs, **choice) -> Candidate:
+        return self.offline.ensemble(candidate_id, members, profile, inputs, **choice)
 
     def _write(self, node: str, messages, tried_codes: list[str]):
         """The code from the model; _OFFLINE when the offline coder takes this step; None
