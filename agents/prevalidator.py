@@ -34,9 +34,12 @@ def _resolvable(module: str) -> bool:
     path = None
     parts = module.split(".")
     for depth in range(len(parts)):
-        spec = PathFinder.find_spec(".".join(parts[: depth + 1]), path)
+        # The top level through every finder (an editable install's is not on sys.path;
+        # a top-level find_spec executes nothing), the rest by path: no package runs.
+        spec = (importlib.util.find_spec(parts[0]) if depth == 0
+                else PathFinder.find_spec(".".join(parts[: depth + 1]), path))
         if spec is None:
-            return depth == 0 and importlib.util.find_spec(parts[0]) is not None  # builtins
+            return False
         path = spec.submodule_search_locations
         if path is None and depth < len(parts) - 1:
             return False  # a plain module has no submodules

@@ -94,6 +94,25 @@ def _bad_input(exc: InputError) -> None:
     raise typer.Exit(2)
 
 
+def _exit_now(status: int, progress) -> None:
+    """Leave an interrupted run at once. Every `finally` has run by now (checkpoint kept,
+    sandbox jobs stopped, cgroups removed); interpreter teardown could still meet a daemon
+    thread inside a C extension (the knowledge base's background open) and crash."""
+    import os
+    import threading
+    import time
+
+    deadline = time.monotonic() + 30  # fold-job threads remove their cgroups as they end
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join(max(0.0, deadline - time.monotonic()))
+    if progress:
+        progress.close()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
 def _with_progress(budget_s: float, quiet: bool, call, after=None) -> None:
     """Run `call(on_event)` with live progress, then `after(report)` if given; map the
     outcome to the exit code."""
@@ -111,11 +130,11 @@ def _with_progress(budget_s: float, quiet: bool, call, after=None) -> None:
         what = "terminated (SIGTERM)" if status == 143 else "interrupted"
         err.print(f"{what}; continue with: pipesmith resume {exc.run_dir}", soft_wrap=True,
                   highlight=False)
-        raise typer.Exit(status) from None
+        _exit_now(status, progress)
     except KeyboardInterrupt as exc:  # before the run had a directory: nothing to resume
         status = exit_status(exc)
         err.print("terminated" if status == 143 else "interrupted", highlight=False)
-        raise typer.Exit(status) from None
+        _exit_now(status, progress)
     except OutOfSpace as exc:
         err.print(f"[red]error:[/] {exc}; free some space, then continue with: "
                   f"pipesmith resume {exc.run_dir}", highlight=False, soft_wrap=True)
