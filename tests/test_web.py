@@ -119,20 +119,6 @@ def test_request_approve_result_and_follow_up_in_the_browser(server, browser, tm
     assert shot.stat().st_size > 0
 
 
-def test_serve_with_a_target_needs_the_prediction_service(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "pipesmith.cli", "serve", str(tmp_path)],
-                          capture_output=True, text=True, timeout=120)
-    try:
-        import pipesmith.serving  # noqa: F401  (issue #18: then TARGET is served instead)
-        pytest.skip("pipesmith.serving is installed")
-    except ImportError:
-        pass
-    assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [
-        "error: prediction serving is not available in this version of pipesmith "
-        "(pipesmith serve without TARGET serves the chat page)"]
-
-
 def test_the_page_api_serves_threads_and_no_file_outside_a_run(tmp_path):
     from fastapi.testclient import TestClient
 
