@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pipesmith import referee
 from pipesmith.agents import ensemble_select as es
 from pipesmith.agents.schemas import Attempt, EnsembleOutcome, EnsembleProposal, RunInputs
 from pipesmith.metrics import get_metric, is_better
@@ -114,7 +115,7 @@ class Ensembler:
         if len(frame) != len(labelings[0][1]):
             return None
         choice = es.choose_clustering(np.stack([lab for _, lab in labelings]),
-                                      cluster_matrix(frame), seed=inputs.seed)
+                                      referee.cluster_features(frame), seed=inputs.seed)
         scores = {name: s["combined"] for name, s in choice.scores.items()}
         members = [a.id for a, _ in labelings]
         if choice.strategy == "single":
@@ -163,21 +164,3 @@ def best_attempt(attempts: list[Attempt], metric: str) -> Attempt | None:
         if attempt.succeeded and (best is None or is_better(metric, attempt.score, best.score)):
             best = attempt
     return best
-
-
-def cluster_matrix(features) -> np.ndarray:
-    """Numbers for internal cluster indices: numeric columns median-imputed and
-    standardised, other columns as standardised ordinal codes."""
-    import pandas as pd
-
-    columns = []
-    for name in features.columns:
-        column = features[name]
-        values = column.to_numpy(dtype=float, na_value=np.nan) \
-            if pd.api.types.is_numeric_dtype(column) else \
-            pd.Series(pd.factorize(column.astype(str))[0], dtype=float).to_numpy()
-        finite = np.isfinite(values)
-        values = np.where(finite, values, np.nanmedian(values) if finite.any() else 0.0)
-        std = values.std()
-        columns.append((values - values.mean()) / std if std > 0 else values * 0.0)
-    return np.column_stack(columns) if columns else np.zeros((len(features), 1))
