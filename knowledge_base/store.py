@@ -210,7 +210,14 @@ class KnowledgeBase:
         """Write every readable record to a JSON-lines file; returns how many."""
         view = self.view.refresh()
         records = [*view.repairs, *view.runs.values()]
-        Path(path).write_text("".join(r.model_dump_json() + "\n" for r in records))
+        path = Path(path)
+        partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+        try:  # all or nothing: a full disk leaves no half-written export behind
+            partial.write_text("".join(r.model_dump_json() + "\n" for r in records))
+            os.replace(partial, path)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
         return len(records)
 
     # -- reading -----------------------------------------------------------------------

@@ -38,7 +38,9 @@ def kb_health(path: Path) -> dict:
     from pipesmith.knowledge_base.store import KnowledgeBase
 
     if not path.exists():
-        return {"path": str(path), "state": "absent (created by the first run)"}
+        return {"path": str(path), "state": _absent(path)}
+    if not path.is_dir():
+        return {"path": str(path), "state": "not a directory: runs will not be recorded"}
     health: dict = {"path": str(path), "writable": os.access(path, os.W_OK)}
     try:
         kb = KnowledgeBase(path)
@@ -49,6 +51,19 @@ def kb_health(path: Path) -> dict:
     except Exception as exc:  # a doctor reports, never crashes
         health |= {"state": "unreadable", "error": str(exc)[:300]}
     return health
+
+
+def _absent(path: Path) -> str:
+    """Whether a run could create the missing store: its nearest existing ancestor must
+    be a writable directory."""
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        return f"absent, and cannot be created ({ancestor} is not a directory)"
+    if not os.access(ancestor, os.W_OK):
+        return f"absent, and cannot be created ({ancestor} is not writable)"
+    return "absent (created by the first run)"
 
 
 def register(app: typer.Typer) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -30,12 +31,30 @@ SEED_DATASETS = (  # (bundled dataset, task): every task type the offline pipeli
 )
 
 
-def open_kb(kb: Path | None, kb_url: str | None):
+def open_kb(kb: Path | None, kb_url: str | None, create: bool = False):
+    """The store; a command that only reads (or re-indexes) it never creates the folder:
+    a missing store is one line and exit 2, with nothing written."""
     from pipesmith.knowledge_base.store import KnowledgeBase
     from pipesmith.settings import Settings
 
     overrides = ({"kb_dir": kb} if kb else {}) | ({"kb_url": kb_url} if kb_url else {})
-    return KnowledgeBase.from_settings(Settings(**overrides))
+    settings = Settings(**overrides)
+    if not create and not settings.kb_dir.is_dir():
+        fail(f"no knowledge base at {settings.kb_dir}" + (
+            " (it is not a directory)" if settings.kb_dir.exists() else
+            " (the first run or `pipesmith kb import` creates one)"))
+    return KnowledgeBase.from_settings(settings)
+
+
+def writable_file(path: Path) -> None:
+    """A file this command may create or replace: checked before anything is opened."""
+    if path.is_dir():
+        fail(f"{path} is a directory; give a file path")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        fail(f"cannot write {path}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        fail(f"cannot write {path}: permission denied")
 
 
 def fail(message: str) -> None:
@@ -58,6 +77,22 @@ def one_line_errors(command):
             fail(f"cannot use{where}: {exc.strerror or exc}")
 
     return guarded
+
+
+def holds_records(data: bytes) -> bool:
+    """True when some line is a knowledge-base record (or the file is empty); checked
+    quietly, before the store is opened, so a wrong file writes nothing."""
+    from pipesmith.knowledge_base.records import parse_record
+
+    lines = [line for line in data.splitlines() if line.strip()]
+    for line in lines:
+        try:
+            raw = json.loads(line)
+            if isinstance(raw, dict) and parse_record(raw) is not None:
+                return True
+        except ValueError:
+            continue
+    return not lines
 
 
 def emit(data) -> None:
@@ -158,8 +193,7 @@ def export(
     kb: KbDir = None, kb_url: KbUrl = None, as_json: AsJson = False,
 ) -> None:
     """Write every record (runs and repairs) to a JSON-lines file."""
-    if path.exists() and path.is_dir():
-        fail(f"{path} is a directory; give a file path")
+    writable_file(path)
     count = open_kb(kb, kb_url).export_records(path)
     emit({"exported": count, "path": str(path)}) if as_json else \
         out.print(f"exported {count} records to {path}")
@@ -174,7 +208,9 @@ def import_(
     """Add the records of an export that this knowledge base does not have yet."""
     if not path.is_file():
         fail(f"file not found: {path}")
-    runs, repairs = open_kb(kb, kb_url).import_records(path)
+    if not holds_records(path.read_bytes()):
+        fail(f"{path} holds no knowledge-base records (not a `pipesmith kb export` file)")
+    runs, repairs = open_kb(kb, kb_url, create=True).import_records(path)
     emit({"runs_added": runs, "repairs_added": repairs}) if as_json else \
         out.print(f"added {runs} runs and {repairs} repairs")
 
@@ -203,7 +239,7 @@ def seed(
         if unknown:
             fail(f"unknown seed dataset(s) {', '.join(sorted(unknown))}")
         wanted = tuple(pair for pair in SEED_DATASETS if pair[0] in names)
-    store = open_kb(kb, kb_url)
+    store = open_kb(kb, kb_url, create=True)
     done = {(r.dataset, r.task_type) for r in store.records()}
     added, skipped = [], []
     from pipesmith.sandbox.owner import temporary_folder

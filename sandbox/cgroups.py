@@ -13,6 +13,7 @@ it and says so; the sandbox-hardening issue adds cgroup v2.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import time
@@ -24,6 +25,7 @@ from pipesmith.sandbox.owner import tag
 ROOT = Path("/sys/fs/cgroup")
 
 
+@functools.cache  # the same for the whole life of this process
 def writable(controller: str) -> bool:
     base = ROOT / controller
     return (base / "cgroup.procs").exists() and os.access(base, os.W_OK)
@@ -49,8 +51,11 @@ class Cgroup:
         (self.path / "cgroup.procs").write_text(str(os.getpid()))
 
     def _read(self, name: str) -> str:
-        target = self.path / name
-        return target.read_text() if target.exists() else ""
+        try:
+            with open(os.path.join(self.path, name)) as handle:
+                return handle.read()
+        except FileNotFoundError:
+            return ""
 
     def pids(self) -> list[int]:
         return [int(pid) for pid in self._read("cgroup.procs").split()]
@@ -58,7 +63,8 @@ class Cgroup:
     def kill_all(self) -> None:
         """SIGKILL every process still in the group, including any that left the job's
         process group or session (setsid, double fork)."""
-        for _ in range(500):  # a namespace being torn down empties within milliseconds
+        pause = 0.0001  # a namespace being torn down empties within a millisecond or so
+        for _ in range(500):
             pids = self.pids()
             if not pids:
                 return
@@ -67,20 +73,26 @@ class Cgroup:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-            time.sleep(0.002)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.002)
 
     def remove(self) -> None:
-        for _ in range(50):  # the last processes may still be exiting
+        pause = 0.0005
+        for _ in range(60):  # the last processes may still be exiting
             try:
-                for child in self.path.iterdir():  # left by Docker under a cgroup_parent
-                    if child.is_dir():
-                        child.rmdir()
-                self.path.rmdir()
+                os.rmdir(self.path)
                 return
             except FileNotFoundError:
                 return
             except OSError:
-                time.sleep(0.02)
+                pass
+            try:
+                for child in os.scandir(self.path):  # left by Docker under a cgroup_parent
+                    if child.is_dir(follow_symlinks=False):
+                        os.rmdir(child.path)
+            except OSError:
+                time.sleep(pause)
+                pause = min(pause * 2, 0.02)
 
 
 class RunGroups:

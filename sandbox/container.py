@@ -33,6 +33,7 @@ import structlog
 from pipesmith.sandbox.base import ExecJob, ExecResult
 from pipesmith.sandbox.capture import CappedStream
 from pipesmith.sandbox.cgroups import RunGroups, writable
+from pipesmith.sandbox.container_sweep import owner_labels
 from pipesmith.sandbox.outcome import Outcome, files_changed, snapshot
 from pipesmith.sandbox.runtime import ETC_FILES, job_environment, runtime_read_paths
 from pipesmith.sandbox.scratch import ScratchDisk, tmpfs_available
@@ -76,6 +77,11 @@ class DockerSandbox:
             return bool(self.client().ping())
         except Exception:  # any failure to reach the engine means "no"
             return False
+
+    @property
+    def job_uid(self) -> int | None:
+        """The user the job runs as, when not ours (files it must open are lent to it)."""
+        return SANDBOX_UID if os.geteuid() == 0 else None
 
     def _user(self) -> str:
         return f"{SANDBOX_UID}:{SANDBOX_UID}" if os.geteuid() == 0 else \
@@ -160,7 +166,7 @@ class DockerSandbox:
                 mem_limit=memory, memswap_limit=memory, pids_limit=job.max_pids or -1,
                 nano_cpus=int(self.cpus * 1e9) if self.cpus else None,
                 ulimits=ulimits, cap_drop=["ALL"], security_opt=["no-new-privileges"],
-                log_config=LogConfig(type="none"), labels={"pipesmith.sandbox": "1"},
+                log_config=LogConfig(type="none"), labels=owner_labels(),
                 cgroup_parent=f"/{groups.name}" if groups else None,
                 hostname="sandbox", init=True,  # tini as PID 1 forwards SIGTERM, reaps
             )

@@ -120,6 +120,7 @@ class LocalSandbox:
         self.poll_s = poll_s
         self.seccomp = self.isolation == "bwrap" and seccomp_available()
         self.exec_launch = all(shutil.which(tool) for tool in LAUNCH_TOOLS)
+        self.shared_etc = True  # one bind of a copy of the /etc files (sandbox/bwrap.py)
         _libc()  # loaded here, never first in a forked child
 
     def _preexec(self, job: ExecJob, groups: RunGroups | None):
@@ -162,7 +163,7 @@ class LocalSandbox:
                  seccomp_fd: int | None = None) -> list[str]:
         if self.isolation == "bwrap":
             return bwrap_command(job.command, workdir, writable_source, job.read_paths,
-                                 seccomp_fd)
+                                 seccomp_fd, self.shared_etc)
         if self.isolation == "unshare":
             return ["unshare", "--net", *job.command]
         return list(job.command)

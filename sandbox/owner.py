@@ -35,7 +35,7 @@ log = structlog.get_logger(__name__)
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("pids", "memory", "cpuacct")
 OWNER_ENV = "PIPESMITH_SANDBOX_OWNER"
-FOLDER_KINDS = ("disk", "exec", "validate", "smoke", "probe", "seed")
+FOLDER_KINDS = ("disk", "exec", "validate", "smoke", "probe", "seed", "etc")
 _OWNER = r"(?P<pid>\d+)\.(?P<start>\d+)"
 CGROUP_NAME = re.compile(rf"^pipesmith-{_OWNER}-")
 FOLDER_NAME = re.compile(rf"^pipesmith-(?:{'|'.join(FOLDER_KINDS)})-{_OWNER}-")
@@ -61,8 +61,19 @@ def owner() -> str:
     return _me(os.getpid())
 
 
+def _zombie(pid: int) -> bool:
+    """Exited but not yet reaped (its parent died and nobody waits for it): it runs no
+    code and holds nothing, so it owns nothing either."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
 def owner_alive(pid: int, start: int) -> bool:
-    return start_time(pid) == start or (start == 0 and os.path.exists(f"/proc/{pid}"))
+    alive = start_time(pid) == start or (start == 0 and os.path.exists(f"/proc/{pid}"))
+    return alive and not _zombie(pid)
 
 
 def _slug(text: str) -> str:
@@ -77,6 +88,11 @@ def run_scope(run_id: str) -> Iterator[None]:
         yield
     finally:
         _run[0] = previous
+
+
+def current_run() -> str:
+    """The run this process serves now (its slug), for labels."""
+    return _run[0]
 
 
 def tag() -> str:

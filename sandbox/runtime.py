@@ -22,6 +22,11 @@ SAFE_ENV = {
     "RAY_USAGE_STATS_ENABLED": "0",
     "ANONYMIZED_TELEMETRY": "False",
     "MPLBACKEND": "Agg",
+    # OpenMP threads that wait yield the core instead of spinning: on a loaded machine a
+    # spinning team made a 2-thread HistGradientBoosting fit take 83 s instead of 1.3 s
+    # (docs/figures.md)
+    "OMP_WAIT_POLICY": "PASSIVE",
+    "KMP_BLOCKTIME": "0",
 }
 PROJECT_PACKAGES = ("pipesmith", "pipesmith.agents", "pipesmith.graph",
                     "pipesmith.knowledge_base", "pipesmith.sandbox", "pipesmith.evals")

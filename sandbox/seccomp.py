@@ -8,8 +8,12 @@ loading, reboot, swap, quotas, accounting, `open_by_handle_at`, and raw and pack
 IP sockets. The x32 ABI (another way in to the same calls) is denied whole; a foreign
 architecture's system calls kill the process.
 
-x86_64 only (the numbers are the architecture's); elsewhere `seccomp_available()` is False
-and the job runs without a filter (`pipesmith doctor` says so).
+The system call numbers are data, one table per architecture (x86_64, aarch64); the
+filter first checks the audit architecture of every call against the one it was built for.
+On any other architecture `seccomp_available()` is False and the job runs without a filter
+(`pipesmith doctor` says so). The aarch64 table is checked against the kernel's generic
+header and the program's logic by a BPF interpreter in the tests; it has not been run on an
+aarch64 kernel by this project.
 """
 
 from __future__ import annotations
@@ -19,30 +23,63 @@ import functools
 import os
 import platform
 import struct
+from dataclasses import dataclass
 
-AUDIT_ARCH_X86_64 = 0xC000003E
 X32_BIT = 0x40000000
 RET_ALLOW = 0x7FFF0000
 RET_KILL_PROCESS = 0x80000000
 RET_EPERM = 0x00050000 | errno.EPERM
 LD_ABS_W, JEQ_K, JGE_K, AND_K, RET_K = 0x20, 0x15, 0x35, 0x54, 0x06
 NR, ARCH, ARG0, ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (low 32 bits of args)
-AF_INET, AF_INET6, AF_PACKET, SOCK_RAW, SOCKET = 2, 10, 17, 3, 41
+AF_INET, AF_INET6, AF_PACKET, SOCK_RAW = 2, 10, 17, 3
 
-DENIED = {  # x86_64 system call numbers
+# The new mount API (424 and up) has one number on every architecture.
+_MOUNT_API = {"open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431,
+              "fsmount": 432, "fspick": 433, "mount_setattr": 442}
+X86_64 = {  # arch/x86/entry/syscalls/syscall_64.tbl
     "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
     "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "unshare": 272,
-    "setns": 308, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431,
-    "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+    "setns": 308, **_MOUNT_API,
     "add_key": 248, "request_key": 249, "keyctl": 250, "bpf": 321, "perf_event_open": 298,
     "userfaultfd": 323, "init_module": 175, "finit_module": 313, "delete_module": 176,
     "kexec_load": 246, "kexec_file_load": 320, "reboot": 169, "swapon": 167, "swapoff": 168,
     "quotactl": 179, "acct": 163, "open_by_handle_at": 304, "iopl": 172, "ioperm": 173,
+    "socket": 41,
+}
+AARCH64 = {  # include/uapi/asm-generic/unistd.h (no iopl/ioperm on arm64)
+    "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
+    "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51, "unshare": 97,
+    "setns": 268, **_MOUNT_API,
+    "add_key": 217, "request_key": 218, "keyctl": 219, "bpf": 280, "perf_event_open": 241,
+    "userfaultfd": 282, "init_module": 105, "finit_module": 273, "delete_module": 106,
+    "kexec_load": 104, "kexec_file_load": 294, "reboot": 142, "swapon": 224, "swapoff": 225,
+    "quotactl": 60, "acct": 89, "open_by_handle_at": 265,
+    "socket": 198,
 }
 
 
+@dataclass(frozen=True)
+class Arch:
+    audit: int  # AUDIT_ARCH_*: what seccomp_data.arch holds for this ABI
+    numbers: dict[str, int]  # the denied calls, and "socket" (filtered by its arguments)
+    x32: bool = False  # x86_64 only: the x32 ABI reuses the numbers with bit 30 set
+
+
+ARCHES = {
+    "x86_64": Arch(audit=0xC000003E, numbers=X86_64, x32=True),  # EM_X86_64 | 64BIT | LE
+    "aarch64": Arch(audit=0xC00000B7, numbers=AARCH64),  # EM_AARCH64 | 64BIT | LE
+}
+MACHINES = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
+DENIED = {name: number for name, number in X86_64.items() if name != "socket"}  # x86_64
+
+
+def native_arch() -> str | None:
+    """This machine's architecture when the filter has a table for it."""
+    return MACHINES.get(platform.machine().lower())
+
+
 def seccomp_available() -> bool:
-    return platform.machine() in ("x86_64", "AMD64")
+    return native_arch() is not None
 
 
 def _assemble(program: list[tuple]) -> bytes:
@@ -67,17 +104,22 @@ def _assemble(program: list[tuple]) -> bytes:
 
 
 @functools.cache
-def filter_program() -> bytes:
-    """The filter as struct sock_filter[] bytes, as `bwrap --seccomp` reads it."""
+def filter_program(arch: str | None = None) -> bytes:
+    """The filter as struct sock_filter[] bytes, as `bwrap --seccomp` reads it, for
+    `arch` (default: this machine's)."""
+    target = ARCHES[arch or native_arch() or "unsupported"]
+    numbers = dict(target.numbers)
+    socket = numbers.pop("socket")
     program: list[tuple] = [
         (LD_ABS_W, 0, 0, ARCH),
-        (JEQ_K, 1, 0, AUDIT_ARCH_X86_64),
-        (RET_K, 0, 0, RET_KILL_PROCESS),
+        (JEQ_K, 1, 0, target.audit),
+        (RET_K, 0, 0, RET_KILL_PROCESS),  # a foreign ABI (x86 32-bit, arm32 compat)
         (LD_ABS_W, 0, 0, NR),
-        (JGE_K, "deny", 0, X32_BIT),
-        (JEQ_K, "socket", 0, SOCKET),
     ]
-    program += [(JEQ_K, "deny", 0, number) for number in sorted(DENIED.values())]
+    if target.x32:
+        program.append((JGE_K, "deny", 0, X32_BIT))
+    program.append((JEQ_K, "socket", 0, socket))
+    program += [(JEQ_K, "deny", 0, number) for number in sorted(numbers.values())]
     program += [
         (RET_K, 0, 0, RET_ALLOW),
         ("label", "socket"),  # packet sockets, and raw IPv4/IPv6 (netlink stays usable)

@@ -46,7 +46,8 @@ def main(point: str, out: str, kb: str, ready: str) -> int:
         KnowledgeBase.add_run = pause_then(KnowledgeBase.add_run, flag, before=True)
     else:
         raise SystemExit(f"unknown point {point}")
-    settings = Settings(kb_dir=Path(kb), max_candidates=1, fault_rate=1.0, budget_s=30,
+    # budget: an upper bound (a run that succeeds ends sooner), as in test_durability.py
+    settings = Settings(kb_dir=Path(kb), max_candidates=1, fault_rate=1.0, budget_s=90,
                         n_jobs=1, cv_folds=2)
     try:
         api.run(dataset="iris", out=out, settings=settings)

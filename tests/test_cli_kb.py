@@ -135,3 +135,41 @@ def test_repair_with_kb_records_each_repair_and_its_fix_rate(tmp_path):
     assert all(r.diff.startswith("--- a1/train.py") or r.diff.startswith("--- a2/train.py")
                for r in records)
     assert kb.fixes_for(records[0].signature) == [records[0].action]
+
+
+def test_kb_commands_on_bad_paths_are_one_line_and_create_nothing(filled, tmp_path):
+    """A read-only command never creates the store; `export` checks its target before it
+    opens the store; `import` of a file with no records writes nothing."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not records\n")
+    missing = tmp_path / "missing-kb"
+    cases = [
+        ("export", str(a_file / "sub" / "out.jsonl"), "--kb", str(missing)),
+        ("export", str(a_file / "sub" / "out.jsonl"), "--kb", str(filled)),
+        ("export", str(tmp_path / "out.jsonl"), "--kb", str(missing)),
+        ("stats", "--kb", str(missing)),
+        ("search", "iris", "--kb", str(missing)),
+        ("show", "x", "--kb", str(missing)),
+        ("rebuild", "--kb", str(missing)),
+        ("stats", "--kb", str(a_file)),
+        ("import", str(a_file), "--kb", str(missing)),
+    ]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    log_before = (filled / "records.jsonl").read_bytes()
+    for args in cases:
+        done = pipesmith("kb", *args)
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 2 and len(lines) == 1, (args, done.stderr)
+        assert lines[0].startswith("error:") and "Traceback" not in done.stderr, args
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no store, no export
+    assert (filled / "records.jsonl").read_bytes() == log_before
+    assert "no knowledge base at" in pipesmith("kb", "stats", "--kb", str(missing)).stderr
+
+
+def test_doctor_says_when_the_store_cannot_be_created(tmp_path):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    done = pipesmith("doctor", "--json", "--kb", str(a_file / "kb"))
+    health = json.loads(done.stdout)["knowledge_base"]
+    assert health["state"].startswith("absent, and cannot be created"), health
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]

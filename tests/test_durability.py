@@ -16,11 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from pipesmith.sandbox.owner import CONTROLLERS, OWNER_ENV
+from pipesmith.sandbox.owner import CONTROLLERS, OWNER_ENV, start_time
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = Path(__file__).with_name("durability_driver.py")
 SMALL = {"PIPESMITH_MAX_CANDIDATES": "1", "PIPESMITH_N_JOBS": "1", "PIPESMITH_CV_FOLDS": "2"}
+# An upper bound, not the time a run takes: a run that succeeds ends sooner. 30 s was too
+# little on a loaded machine (load 15: the first candidate took 18-23 s, the repair then
+# timed out on what was left, and the run a test resumes had failed on its own).
+BUDGET = "90"
 
 
 def default_sigint() -> None:
@@ -107,7 +111,7 @@ def paths(tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
 def test_killed_during_a_candidate_resumes_and_leaves_nothing(paths, sig):
     out, kb = paths
-    proc = cli("run", "--dataset", "iris", "--budget", "30", "--out", str(out), "--kb", str(kb),
+    proc = cli("run", "--dataset", "iris", "--budget", BUDGET, "--out", str(out), "--kb", str(kb),
                "--fault-rate", "1.0", "-q")
     wait_for(lambda: job_running(proc.pid), proc)
     proc.send_signal(sig)
@@ -143,3 +147,122 @@ def test_killed_around_the_report_and_the_kb_write(paths, tmp_path, point, sig):
         assert leftovers(proc.pid) == []
     resume_and_check(out, kb)
     assert leftovers(proc.pid) == []
+
+
+def test_two_runs_given_one_out_dir_and_a_resume_while_it_runs(tmp_path):
+    """Never seen before: both runs used to 'succeed' into one folder, each overwriting the
+    other's files, and a resume started while the run was going ran it twice."""
+    out, kb = tmp_path / "shared", tmp_path / "kb"
+    first = cli("run", "--dataset", "iris", "--budget", BUDGET, "--out", str(out), "--kb", str(kb),
+                "-q")
+    second = cli("run", "--dataset", "wine", "--budget", BUDGET, "--out", str(out), "--kb",
+                 str(kb), "-q")
+    deadline = time.monotonic() + 120
+    while not (job_running(first.pid) or job_running(second.pid)):
+        assert first.poll() is None or second.poll() is None, "both runs ended"
+        assert time.monotonic() < deadline, "no run ever started a job"
+        time.sleep(0.02)
+    during = cli("resume", str(out), "-q")
+    _, resume_err = during.communicate(timeout=120)
+    assert during.returncode == 2 and "in use by another pipesmith command" in resume_err
+    assert len(resume_err.strip().splitlines()) == 1
+    results = [(proc, *proc.communicate(timeout=300)) for proc in (first, second)]
+    codes = sorted(proc.returncode for proc, _, _ in results)
+    assert codes == [0, 2], [(p.returncode, err[-500:]) for p, _, err in results]
+    winner = next(p for p, _, _ in results if p.returncode == 0)
+    loser_err = next(err for p, _, err in results if p.returncode == 2)
+    assert len(loser_err.strip().splitlines()) == 1 and "Traceback" not in loser_err
+    assert "in use by another pipesmith command" in loser_err or "not empty" in loser_err
+    report = json.loads((out / "report.json").read_text())
+    dataset = "iris" if winner is first else "wine"
+    assert report["run_id"].split("-")[2] == dataset and report["final_success"]
+    runs = [json.loads(line) for line in (kb / "records.jsonl").read_text().splitlines()
+            if '"kind":"run"' in line]
+    assert [r["run_id"] for r in runs] == [report["run_id"]]
+
+
+def descendants(pid: int) -> list[int]:
+    children = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def test_sigkilled_during_the_refit_resumes_to_a_refit_model(paths):
+    out, kb = paths
+    proc = cli("run", "--dataset", "iris", "--budget", BUDGET, "--out", str(out), "--kb", str(kb),
+               "-q")
+    wait_for(lambda: (out / "refit").is_dir() and job_running(proc.pid), proc, timeout_s=240)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    done = cli("resume", str(out), "-q")
+    _, stderr = done.communicate(timeout=300)
+    assert done.returncode == 0, stderr
+    report = json.loads((out / "report.json").read_text())
+    assert report["final_success"] and report["test_score"] is not None
+    assert (out / "refit" / "model.joblib").exists()
+    runs = [line for line in (kb / "records.jsonl").read_text().splitlines()
+            if '"kind":"run"' in line]
+    assert len(runs) == 1
+    assert leftovers(proc.pid) == []
+
+
+def test_a_sigkilled_eval_leaves_no_worker_running_and_reruns(tmp_path):
+    """Never seen before: the worker processes of a SIGKILLed `pipesmith eval --workers 2`
+    ran their job on (sandbox jobs and all) into the folder a rerun then deleted."""
+    out = tmp_path / "evals"
+    args = ("eval", "--suite", "smoke", "--datasets", "diabetes", "--topologies",
+            "single-pass", "--budget", "20", "--workers", "2", "--out", str(out))
+    proc = cli(*args)
+    wait_for(lambda: any(job_running(p) for p in descendants(proc.pid)), proc, timeout_s=240)
+    workers = [p for p in descendants(proc.pid) if read_ppid(p) == proc.pid]
+    owners = {p: start_time(p) for p in [proc.pid, *workers]}  # PIDs are reused here
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    deadline = time.monotonic() + 15  # each worker looks for its parent every 0.5 s
+    while (alive := [p for p in workers if Path(f"/proc/{p}").exists()
+                     and (Path(f"/proc/{p}") / "stat").read_text().split()[2] != "Z"]):
+        assert time.monotonic() < deadline, f"still running: {alive}"
+        time.sleep(0.1)
+    rerun = cli(*args)
+    _, stderr = rerun.communicate(timeout=300)
+    assert rerun.returncode == 0, stderr
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [(r["dataset"], r["status"]) for r in rows] == [("diabetes", "succeeded")]
+    left = {p: owned_leftovers(p, start) for p, start in owners.items()}
+    assert not any(left.values()), left
+
+
+def read_ppid(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def owned_leftovers(pid: int, start: int | None) -> list[str]:
+    """leftovers(pid) that carry this very process's tag (PID and start time): on a busy
+    machine with pid_max 32768 another supervisor may have the PID by now."""
+    tag = f"{pid}.{start}"
+    found = []
+    for item in leftovers(pid):
+        if item.startswith("process "):
+            try:
+                environ = Path(f"/proc/{item.split()[1]}/environ").read_bytes()
+            except OSError:
+                continue
+            if f"{OWNER_ENV}={tag}".encode() in environ:
+                found.append(item)
+        elif f"-{tag}-" in item:
+            found.append(item)
+    return found

@@ -156,15 +156,18 @@ def test_filling_the_disk_cap_is_disk_full_not_oom(sandbox, tmp_path, python):
 def test_seccomp_denies_kernel_attack_surface(sandbox, tmp_path, python):
     """ptrace(TRACEME) would succeed without the filter; the rest are denied too."""
     if not sandbox.seccomp:
-        pytest.skip("the seccomp filter is x86_64 only")
+        pytest.skip("the seccomp filter has tables for x86_64 and aarch64 only")
+    from pipesmith.sandbox.seccomp import ARCHES, native_arch
+
+    numbers = ARCHES[native_arch()].numbers
     code = (
         "import ctypes, socket\n"
         "libc = ctypes.CDLL(None, use_errno=True)\n"
         "def errno(result):\n"
         "    return ctypes.get_errno() if result == -1 else 0\n"
         "found = {'ptrace': errno(libc.ptrace(0, 0, 0, 0)),\n"
-        "         'keyctl': errno(libc.syscall(250, 0, 0, 0, 0)),\n"
-        "         'bpf': errno(libc.syscall(321, 0, 0, 0)),\n"
+        f"         'keyctl': errno(libc.syscall({numbers['keyctl']}, 0, 0, 0, 0)),\n"
+        f"         'bpf': errno(libc.syscall({numbers['bpf']}, 0, 0, 0)),\n"
         "         'unshare': errno(libc.unshare(0x40000000))}\n"
         "try:\n"
         "    socket.socket(socket.AF_INET, socket.SOCK_RAW, 1)\n"

@@ -110,3 +110,21 @@ def test_a_living_owner_is_never_swept():
     finally:
         group.remove()
         folder.rmdir()
+
+
+def test_a_zombie_owns_nothing():
+    """A SIGKILLed supervisor whose parent does not reap it stays a zombie, with its PID and
+    start time: it must count as dead, or its leftovers are never swept."""
+    from pipesmith.sandbox.owner import owner_alive, start_time
+
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                            stdin=subprocess.PIPE)
+    start = start_time(proc.pid)
+    assert owner_alive(proc.pid, start)
+    proc.stdin.close()  # it exits; not waited for, it stays a zombie
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert start_time(proc.pid) == start and not owner_alive(proc.pid, start)
+    proc.wait()

@@ -1,0 +1,154 @@
+"""The persistent trial worker: project code that stays alive inside the sandbox for one
+fold and runs trial after trial as the search asks for them.
+
+Usage: python -m pipesmith.sandbox.trial_server server_job.json
+
+The job names the fold's training rows with their labels, the rows to predict without
+theirs, and the channel (sandbox/channel.py): two FIFOs in a read-only folder. It loads
+the fold once and says `ready`; then per request {"op": "trial", "id", "module" (a
+candidate module's path, imported once and kept), "params", "share", "timeout_s"} it forks
+a child that builds the pipeline with `task["params"]`, fits and predicts
+(`trial_worker.run_trial`), and replies with the trial's status and its predictions
+(.npz bytes). The fork is the restart: a trial that crashes, is killed for memory or runs
+past `timeout_s` (SIGKILLed here) is a failed trial, and the next one starts from the same
+loaded interpreter. {"op": "stop"} or the supervisor closing the channel ends it. It
+scores nothing; the search scores the predictions outside.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import pandas as pd
+
+from pipesmith.sandbox.channel import REPLIES, REQUESTS, ChannelError, receive, send
+from pipesmith.sandbox.harness import load_candidate
+from pipesmith.sandbox.trial_worker import run_trial
+
+RESULT = "result_{id}.json"
+
+
+class Fold:
+    """The fold's rows, loaded once; the candidate modules, imported once each."""
+
+    def __init__(self, job: dict, out: Path) -> None:
+        self.job, self.out = job, out
+        train = pd.read_parquet(job["train_path"])
+        self.X_pred = pd.read_parquet(job["predict_path"])
+        self.X, self.y = train.drop(columns=[job["target"]]), train[job["target"]]
+        self.modules: dict[str, object] = {}
+
+    def module(self, path: str):
+        if path not in self.modules:
+            self.modules[path] = load_candidate(Path(path))
+        return self.modules[path]
+
+
+def _child(fold: Fold, module, request: dict) -> None:
+    """In the forked child: one trial, its outcome in a file; never returns."""
+    status = 1
+    try:
+        row = run_trial(module, fold.job, request, fold.X, fold.y, fold.X_pred, fold.out)
+        status = 0
+    except BaseException as exc:  # the trial's failure is its result
+        row = {"id": request["id"], "status": "error",
+               "error": f"{type(exc).__name__}: {exc}"[:500],
+               "traceback": traceback.format_exc()[-4000:]}
+    try:
+        (fold.out / RESULT.format(id=request["id"])).write_text(json.dumps(row))
+    finally:
+        os._exit(status)
+
+
+def _wait(pid: int, timeout_s: float) -> int | None:
+    """The child's wait status, or None when it outlived `timeout_s` (then it is killed)."""
+    deadline = time.monotonic() + max(0.0, timeout_s)
+    fd = os.pidfd_open(pid)
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return status
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return None
+            poller.poll(max(1, int(left * 1000)))
+    finally:
+        os.close(fd)
+
+
+def run_one(fold: Fold, request: dict) -> tuple[dict, bytes]:
+    """(reply header, predictions .npz bytes) for one trial request."""
+    tid = request["id"]
+    started = time.perf_counter()
+    try:
+        module = fold.module(request["module"])
+    except Exception as exc:  # a module that does not import fails each of its trials
+        return {"id": tid, "status": "error", "error": f"{type(exc).__name__}: {exc}"[:500]}, b""
+    pid = os.fork()
+    if pid == 0:
+        _child(fold, module, request)
+    status = _wait(pid, float(request.get("timeout_s", 3600)))
+    result = fold.out / RESULT.format(id=tid)
+    arrays = fold.out / f"trial_{tid}.npz"
+    try:
+        if status is None:
+            return {"id": tid, "status": "timeout",
+                    "error": f"the trial ran past its {request.get('timeout_s')} s"}, b""
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            why = " (likely the memory limit)" if sig == signal.SIGKILL else ""
+            return {"id": tid, "status": "error",
+                    "error": f"the trial was killed by signal {sig}{why}"}, b""
+        if not result.exists():
+            return {"id": tid, "status": "error",
+                    "error": f"the trial exited ({os.waitstatus_to_exitcode(status)}) "
+                             "without a result"}, b""
+        row = json.loads(result.read_text())
+        row["wall_s"] = round(time.perf_counter() - started, 4)
+        payload = arrays.read_bytes() if row.get("status") == "ok" and arrays.exists() else b""
+        return row, payload
+    finally:
+        for path in (result, arrays):
+            path.unlink(missing_ok=True)
+
+
+def main(argv: list[str]) -> int:
+    job_path = Path(argv[1])
+    job = json.loads(job_path.read_text())
+    started = time.perf_counter()
+    channel = Path(job["channel"])
+    requests = os.open(channel / REQUESTS, os.O_RDONLY)
+    replies = os.open(channel / REPLIES, os.O_WRONLY)
+    fold = Fold(job, job_path.parent)
+    for path in job.get("preload", []):  # import the learners' modules before the first trial
+        try:
+            fold.module(path)
+        except Exception:  # reported with each of its trials
+            pass
+    send(replies, {"op": "ready", "setup_s": round(time.perf_counter() - started, 4),
+                   "pid": os.getpid()})
+    while True:
+        try:
+            request, _ = receive(requests)
+        except ChannelError:  # the supervisor closed the channel
+            return 0
+        if request.get("op") != "trial":
+            return 0
+        header, payload = run_one(fold, request)
+        send(replies, header, payload)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
