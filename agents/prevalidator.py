@@ -14,7 +14,10 @@ from importlib.machinery import PathFinder
 
 from pipesmith.agents import static_checks
 from pipesmith.agents.capabilities import check_capabilities
+from pipesmith.agents.data_checks import check_data_flow
+from pipesmith.agents.neural_checks import check_networks
 from pipesmith.agents.schemas import DataProfile, Issue
+from pipesmith.agents.type_flow import check_frame_columns, check_objects
 
 
 def _top_level_imports(tree: ast.Module) -> list[tuple[str, int]]:
@@ -49,31 +52,47 @@ def _resolvable(module: str) -> bool:
 class Prevalidator:
     """Static checks; the smoke run is the executor's (see graph/nodes.py: prevalidate)."""
 
-    def check_script(self, code: str) -> list[Issue]:
+    def check_script(self, code: str, columns: list[str] | None = None,
+                     profile: DataProfile | None = None) -> list[Issue]:
         """What any script must pass: syntax, imports, declared requirements, the installed
-        API, plus security advisories."""
+        API (modules and the objects the code makes), plus security advisories; given the
+        data it reads, its columns, and with a profile the data checks (capabilities, data
+        flow, networks)."""
         try:
             tree = ast.parse(code)
         except SyntaxError as exc:
-            return [Issue(taxonomy_class="syntax", subclass="invalid_syntax",
-                          message=f"SyntaxError: {exc.msg}", line=exc.lineno)]
+            return [_syntax(exc)]
+        return self._api(code, tree) + self._data(tree, columns, profile)
+
+    @staticmethod
+    def _api(code: str, tree: ast.Module) -> list[Issue]:
         missing = [
             Issue(taxonomy_class="import", subclass="missing_module",
                   message=f"No module named {module!r} in the sandbox runtime", line=line)
             for module, line in _top_level_imports(tree) if not _resolvable(module)
         ]
         return (missing + static_checks.check_requirements(code, tree)
-                + static_checks.check_imported_names(tree) + static_checks.check_attributes(tree)
-                + static_checks.check_calls(tree) + static_checks.check_security(tree))
+                + static_checks.check_imported_names(tree)
+                + static_checks.check_attributes(tree) + static_checks.check_calls(tree)
+                + check_objects(tree) + static_checks.check_security(tree))
+
+    @staticmethod
+    def _data(tree: ast.Module, columns: list[str] | None,
+              profile: DataProfile | None) -> list[Issue]:
+        return check_frame_columns(tree, columns or []) + \
+            static_checks.check_columns(tree, columns or []) + \
+            check_capabilities(tree, profile) + check_data_flow(tree, profile) + \
+            check_networks(tree, profile)
 
     def check(self, code: str, columns: list[str] | None = None,
               profile: DataProfile | None = None) -> list[Issue]:
         """check_script, the build_pipeline(task) contract, the data's columns, and with a
         profile the models' capabilities against the data (NaN, text, sparse input)."""
-        issues = self.check_script(code)
-        if issues and issues[0].taxonomy_class == "syntax":
-            return issues
-        tree = ast.parse(code)
+        try:
+            tree = ast.parse(code)
+        except SyntaxError as exc:
+            return [_syntax(exc)]
+        issues = self._api(code, tree)
         builders = [node for node in tree.body
                     if isinstance(node, ast.FunctionDef) and node.name == "build_pipeline"]
         if not builders:
@@ -85,8 +104,12 @@ class Prevalidator:
                                 line=builders[0].lineno))
         else:
             issues += _literal_returns(builders[0])
-        return issues + static_checks.check_columns(tree, columns or []) + \
-            check_capabilities(tree, profile)
+        return issues + self._data(tree, columns, profile)
+
+
+def _syntax(exc: SyntaxError) -> Issue:
+    return Issue(taxonomy_class="syntax", subclass="invalid_syntax",
+                 message=f"SyntaxError: {exc.msg}", line=exc.lineno)
 
 
 LITERALS = {ast.Tuple: "tuple", ast.List: "list", ast.Dict: "dict", ast.Constant: "a constant",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import importlib
 import inspect
 import re
@@ -28,10 +29,22 @@ PROCESS_CALLS = ("os.system", "os.popen", "subprocess", "eval", "exec", "os.fork
 _MISSING = object()
 
 
+@functools.lru_cache(maxsize=16)
+def walk(tree: ast.AST) -> tuple[ast.AST, ...]:
+    """Every node of a parsed module, walked once however many checks read it (the trees are
+    never changed after parsing)."""
+    return tuple(ast.walk(tree))
+
+
 def imported_names(tree: ast.AST) -> dict[str, str]:
     """Local name -> "module:attr" (from-imports) or "module" (plain imports)."""
+    return dict(_imported_names(tree))
+
+
+@functools.lru_cache(maxsize=16)
+def _imported_names(tree: ast.AST) -> dict[str, str]:
     names = {}
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             for alias in node.names:
                 names[alias.asname or alias.name] = f"{node.module}:{alias.name}"
@@ -81,7 +94,7 @@ def resolve(node: ast.expr, names: dict[str, str]):
 
 def check_imported_names(tree: ast.AST) -> list[Issue]:
     issues = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
                 and _checked(node.module):
             module = _import(node.module)
@@ -100,7 +113,7 @@ def check_imported_names(tree: ast.AST) -> list[Issue]:
 def check_attributes(tree: ast.AST) -> list[Issue]:
     names = imported_names(tree)
     issues = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             base = resolve(node.value, names)
             if inspect.ismodule(base) and not hasattr(base, node.attr) and \
@@ -116,7 +129,7 @@ def check_calls(tree: ast.AST) -> list[Issue]:
     parameter constraints."""
     names = imported_names(tree)
     issues = []
-    for call in [n for n in ast.walk(tree) if isinstance(n, ast.Call)]:
+    for call in [n for n in walk(tree) if isinstance(n, ast.Call)]:
         target = resolve(call.func, names)
         if target is _MISSING or not callable(target):
             continue
@@ -166,31 +179,96 @@ def _constraint_violation(target, kw: ast.keyword) -> str | None:
 
 
 def _string_lists(tree: ast.AST):
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.List, ast.Tuple)):
+    """Lists of two or more strings, tuples of three or more (a pair is rather a named
+    aggregation or a mapping: `("age", "mean")`)."""
+    for node in walk(tree):
+        if isinstance(node, ast.List) or isinstance(node, ast.Tuple) and len(node.elts) > 2:
             strings = [e for e in node.elts if isinstance(e, ast.Constant)
                        and isinstance(e.value, str)]
             if len(strings) >= 2 and len(strings) == len(node.elts):
                 yield strings
 
 
+def created_columns(tree: ast.AST) -> set[str]:
+    """Column names the code itself makes: `df["new"] = ...`, `.assign(new=...)`,
+    `.rename(columns={...})`."""
+    made = set()
+    for node in walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
+                isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            made.add(node.slice.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "assign":
+            made |= {kw.arg for kw in node.keywords if kw.arg}
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "rename":
+            made |= {v.value for d in ast.walk(node) if isinstance(d, ast.Dict)
+                     for v in d.values if isinstance(v, ast.Constant)
+                     and isinstance(v.value, str)}
+    return made
+
+
+# Methods after which a frame has columns that neither the data nor the code's strings name.
+RENAMES = ("set_axis", "add_prefix", "add_suffix", "pivot", "pivot_table", "unstack", "stack",
+           "melt", "crosstab", "T", "transpose", "join", "merge")
+
+
+def renames_columns(tree: ast.AST) -> bool:
+    """The code gives a frame columns by other means than names it spells: `df.columns =`,
+    `rename(columns=<function>)`, `read_csv(names=...)`, reshaping methods."""
+    for n in walk(tree):
+        if isinstance(n, ast.Attribute) and (n.attr in RENAMES or n.attr == "columns" and
+                                             isinstance(n.ctx, ast.Store)):
+            return True
+        if isinstance(n, ast.keyword) and (n.arg == "names" or n.arg in ("columns", "mapper")
+                                           and not isinstance(n.value, ast.Dict | ast.List)
+                                           and _in_rename(n, tree)):
+            return True
+    return False
+
+
+def _in_rename(keyword: ast.keyword, tree: ast.AST) -> bool:
+    return any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and
+               c.func.attr == "rename" and keyword in c.keywords for c in walk(tree))
+
+
 def check_columns(tree: ast.AST, columns: list[str]) -> list[Issue]:
-    """Column names the code uses that the data lacks: in lists where most names are real
-    columns, and subscripts that are one typo away from a real column."""
+    """Column names the code uses that the data lacks (and the code does not make): in lists
+    where most names are real columns, lists selecting columns (`df[[...]]`, `df[features]`)
+    with a name a letter case away from a real one, and subscripts that are one typo or a
+    letter case away from a real column."""
     if not columns:
         return []
-    known = set(columns)
-    issues = []
+    renamed = renames_columns(tree)  # then case and typo guesses say nothing
+    real_columns = set(columns)
+    known = real_columns | created_columns(tree)
+    lowered = {c.lower() for c in columns}
+    issues, flagged = [], set()
     for strings in _string_lists(tree):
-        real = sum(s.value in known for s in strings)
-        if real * 2 >= len(strings):
-            issues += [_missing_column(s) for s in strings if s.value not in known]
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and \
-                isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        real = sum(s.value in real_columns for s in strings)
+        if real and real * 2 >= len(strings):
+            missing = [s for s in strings if s.value not in known]
+            flagged |= {id(s) for s in missing}
+            issues += [_missing_column(s) for s in missing]
+    lists = {t.id: n.value for n in walk(tree) if isinstance(n, ast.Assign)
+             and isinstance(n.value, ast.List) for t in n.targets if isinstance(t, ast.Name)}
+    for node in walk(tree):
+        if not isinstance(node, ast.Subscript) or not isinstance(node.ctx, ast.Load):
+            continue
+        index = lists.get(node.slice.id) if isinstance(node.slice, ast.Name) else node.slice
+        # a list selecting columns: a name a letter case away from a real one
+        for name in index.elts if isinstance(index, ast.List) else []:
+            if not renamed and isinstance(name, ast.Constant) and \
+                    isinstance(name.value, str) and name.value not in known and \
+                    name.value.lower() in lowered and \
+                    id(name) not in flagged:
+                flagged.add(id(name))
+                issues.append(_missing_column(name))
+        if not renamed and isinstance(node.slice, ast.Constant) and \
+                isinstance(node.slice.value, str):
             value = node.slice.value
-            if value not in known and difflib.get_close_matches(value, columns, n=1,
-                                                                cutoff=0.85):
+            if value not in known and (value.lower() in lowered or difflib.get_close_matches(
+                    value, columns, n=1, cutoff=0.85)):
                 issues.append(_missing_column(node.slice))
     return issues
 
@@ -204,7 +282,7 @@ def _missing_column(node: ast.Constant) -> Issue:
 def check_security(tree: ast.AST) -> list[Issue]:
     """Advisory only: the sandbox enforces the policy anyway."""
     issues = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         modules = []
         if isinstance(node, ast.Import):
             modules = [a.name for a in node.names]

@@ -8,7 +8,9 @@ sandbox). A case counts as repaired when the loop ends with working code and tha
 scores at least the case's floor (a script's last `score=` line, re-run here in the
 sandbox; a module's harness score). Diagnosis accuracy compares the first diagnosis with
 the class the case's manifest row gives. Report on the held-out half only; the dev half is
-what the repair rules were written against.
+what the repair rules were written against. The `fresh` split holds cases added after the
+rules, measured once before any rule was written for them (docs/repairs.md says which were
+fixed afterwards).
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def run_case(case, rounds: int, timeout_s: float, workdir: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", default="heldout", choices=["dev", "heldout", "all"])
+    parser.add_argument("--split", default="heldout", choices=["dev", "heldout", "fresh", "all"])
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--ids", default="", help="comma-separated case ids (default: all)")
     parser.add_argument("--run-timeout", type=float, default=60.0)

@@ -3,10 +3,11 @@
 Each row of evals/corpus/manifest.csv is one broken script or module, modelled on a failure
 reported in public (its source URL is in the row), with the data it runs on, the taxonomy
 class its failure belongs to, the split it is in (dev: used while writing repairs; heldout:
-reported on only) and the floor its score must reach. "Repaired" means: pipesmith's repair
-loop ends with code that runs, and that code scores at least the floor — a script's score
-is the last `score=<float>` it prints, re-run here in the sandbox; a module's score is the
-harness's on the data.
+reported on only; fresh: cases of kinds the project had not seen, added after the rules and
+measured before any rule was written for them) and the floor its score must reach.
+"Repaired" means: pipesmith's repair loop ends with code that runs, and that code scores at
+least the floor — a script's score is the last `score=<float>` it prints, re-run here in the
+sandbox; a module's score is the harness's on the data.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class Case:
     task: str  # classification or regression
     expected: str  # taxonomy class.subclass of the first failure
     floor: float
-    split: str  # dev or heldout
+    split: str  # dev, heldout or fresh
     source: str
     note: str
 

@@ -10,19 +10,33 @@ from __future__ import annotations
 from typing import Literal
 
 from pipesmith.agents.llm.ledger import budget_reason
-from pipesmith.graph.state import RunState, elapsed_s, repair_depth
+from pipesmith.agents.reformulate import tried_actions
+from pipesmith.agents.schemas import Diagnosis
+from pipesmith.graph.state import RunState, elapsed_s, lineage, repair_depth
 from pipesmith.graph.topologies import TOPOLOGIES, Topology
 
 # Keep this share of the budget for the ensemble, the refit and the report, ...
 RESERVE_SHARE = 0.1
 REFIT_SLACK = 1.5  # ... or, when more, this many times the slowest successful fold job
+REPORT_S = 3.0  # ... plus this for the report and the knowledge base's record
 FULL = TOPOLOGIES["full"]
 
 
 def reserve_s(state: RunState) -> float:
     """Seconds kept back for the refit on all development rows and the report."""
     folds = [a.fold_wall_s for a in (state.get("attempts") or {}).values() if a.succeeded]
-    return max(state["inputs"].budget_s * RESERVE_SHARE, REFIT_SLACK * max(folds, default=0.0))
+    return max(state["inputs"].budget_s * RESERVE_SHARE,
+               REFIT_SLACK * max(folds, default=0.0) + REPORT_S)
+
+
+def run_time_left(state: RunState) -> float:
+    """Seconds a candidate run may take: up to the budget's end while no candidate has
+    succeeded (a valid model first), afterwards up to the reserve, which the refit of the
+    chosen one needs."""
+    left = state["inputs"].budget_s - elapsed_s(state)
+    if any(a.succeeded for a in (state.get("attempts") or {}).values()):
+        left -= reserve_s(state)
+    return left
 
 
 def has_time(state: RunState) -> bool:
@@ -140,3 +154,40 @@ def after_repair(state: RunState, topology: Topology = FULL) -> Literal[
 def after_ensemble(state: RunState, topology: Topology = FULL) -> Literal[
         "prevalidate", "execute", "report"]:
     return topology.checked if state.get("current") is not None else "report"
+
+
+def why_stopped(state: RunState) -> str:
+    """Why the repair loop ended (`pipesmith repair`), in words: it works, the stop rule
+    (repair_stop: a critical failure, the round limit, the time or model budget) ended it,
+    or the coder had no repair left to offer for the last failure."""
+    attempts = state.get("attempts") or {}
+    last = attempts[max(attempts, key=lambda i: int(i.lstrip("a")))]
+    depth = repair_depth(state, last.id)
+    if last.succeeded and last.diagnosis is None:
+        return "it works as it is" if depth == 0 else f"it works after {depth} repair round(s)"
+    diagnosis = last.diagnosis
+    if diagnosis is None:
+        return f"it ended with status {last.status} and no diagnosis"
+    key = f"{diagnosis.taxonomy_class}.{diagnosis.subclass}"
+    if state.get("current") is not None:  # routing sent it on without a repair
+        stop = repair_stop(diagnosis.severity, depth, state["inputs"].max_repair_rounds,
+                           has_time(state), has_llm_budget(state))
+        return f"{key} remains and {stop or 'no further round was routed'}"
+    chain = lineage(state, last.id)
+    tried = tried_actions(chain, {c.id: attempts[c.id].diagnosis for c in chain
+                                  if c.id in attempts})
+    return nothing_left(key, diagnosis, tried, chain[0].spec is not None)
+
+
+def nothing_left(key: str, diagnosis: Diagnosis, tried: list[str], has_plan: bool) -> str:
+    """Why the coder had no repair to offer, in words."""
+    done = [t.split("@")[0] for t in tried if t.endswith("@" + diagnosis.signature)]
+    patches = [a for a in diagnosis.repair_actions if a != "redraft"]
+    text = f"no repair left for {key}: "
+    text += f"already tried {', '.join(done)}; " if done else ""
+    untried = [a for a in patches if a not in done]
+    text += (f"{', '.join(untried)} changed nothing or repeated earlier code" if untried
+             else f"the rule table has no {'other ' if done else ''}patch for it")
+    if "redraft" in diagnosis.repair_actions and not has_plan:
+        text += "; code without a plan cannot be redrafted offline"
+    return text

@@ -1,19 +1,20 @@
-"""`pipesmith repair FILE`: the diagnose-repair loop on code the user brings.
+"""`pipesmith repair FILE`: the run graph's own diagnose-repair loop on code the user brings.
 
 FILE is either a candidate module (defines build_pipeline(task); the harness scores it
 on the given data) or a plain training script (success means it exits 0 within the
-limits). Each round runs the code in the sandbox, diagnoses a failure with the
-taxonomy and patches the code with the offline repair rules. The output directory
-gets the repaired file, a unified diff against the original, report.json and every
-attempt's code and logs.
+limits). This module holds no loop of its own: it builds the loop's first state (the file
+as the current candidate) and invokes graph/builder.py's build_repair_graph, whose nodes
+check, run, diagnose and repair it with the offline agents and whose routing functions
+decide each next step, as in a run. The output directory gets the repaired file, a unified
+diff against the original, report.json (with why the loop stopped) and every attempt's code
+and logs.
 """
 
 from __future__ import annotations
 
 import ast
 import difflib
-import shutil
-import sys
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -22,18 +23,15 @@ from pydantic import BaseModel, ConfigDict
 
 from pipesmith.agents.coder import Coder
 from pipesmith.agents.diagnostician import Diagnostician
-from pipesmith.agents.executor import Executor
-from pipesmith.agents.prevalidator import Prevalidator, blocking
+from pipesmith.agents.executor import PARALLEL_FOLDS, Executor
+from pipesmith.agents.prevalidator import Prevalidator
 from pipesmith.agents.profiler import profile_table
-from pipesmith.agents.reformulate import repair_request
-from pipesmith.agents.schemas import Candidate, Diagnosis, RunInputs
+from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, Plan, RunInputs
 from pipesmith.errors import InputError
-from pipesmith.graph.routing import repair_stop
+from pipesmith.graph.routing import RESERVE_SHARE
 from pipesmith.knowledge_base.records import RepairRecord
-from pipesmith.sandbox.base import ExecJob, Sandbox
+from pipesmith.sandbox.base import Sandbox
 from pipesmith.versions import library_versions
-
-COPY_LIMIT_BYTES = 100 << 20  # a script's sibling files are copied next to it up to this
 
 
 class RepairAttempt(BaseModel):
@@ -72,102 +70,98 @@ def is_module(code: str) -> bool:
 def repair_file(path: Path, out: Path, rounds: int, sandbox: Sandbox,
                 inputs: RunInputs | None, timeout_s: float = 120.0,
                 on_event: Callable[[dict[str, Any]], None] | None = None,
-                kb=None) -> RepairReport:
-    """With a knowledge base `kb`, past fixes of each error signature go first (best fix
-    rate first) and every repair made here is recorded for the next time."""
+                kb=None, budget_s: float | None = None) -> RepairReport:
+    """Run the graph's diagnose -> repair loop (graph/builder.py: build_repair_graph) on the
+    file, then write what it did. With a knowledge base `kb`, past fixes of each error
+    signature go first (best fix rate first) and every repair made here is recorded for the
+    next time. budget_s: seconds the loop may spend in all; by default every round may run
+    to its time limit."""
     if not path.is_file():
         raise InputError(f"file not found: {path}")
     original = path.read_text()
     mode = "module" if is_module(original) else "script"
     if mode == "module" and inputs is None:
         raise InputError("a build_pipeline module needs data: pass --dataset or --data/--target")
+    if budget_s is not None and budget_s <= 0:
+        raise InputError("--budget must be a positive number of seconds")
+    from pipesmith.graph.nodes import save_code
+
+    state = _first_state(path, out, mode, original, rounds, inputs, timeout_s, budget_s)
+    save_code(state, state["current"])  # as a run keeps its drafts' code
+    final = _run_loop(state, sandbox, kb, rounds, on_event)
+    order = sorted(final["attempts"], key=lambda i: int(i.lstrip("a")))
+    attempts = [_summary(final["attempts"][i]) for i in order]
+    codes = [final["candidates"][i].code for i in order]
+    if kb is not None:
+        kb.add_repairs(_repair_records(out.name, path, attempts, codes))
+    return _write(path, out, mode, original, codes[-1], attempts, final["stop_reason"])
+
+
+def loop_budget_s(rounds: int, timeout_s: float, mode: str, cv_folds: int,
+                  n_jobs: int) -> float:
+    """With no budget given: what every round running to its time limit would take (a
+    module's fold jobs run up to PARALLEL_FOLDS at a time, no more than n_jobs), plus the
+    routing's reserve."""
+    at_once = max(1, min(PARALLEL_FOLDS, n_jobs))
+    per_round = timeout_s * (math.ceil(cv_folds / at_once) if mode == "module" else 1)
+    return (rounds + 1) * per_round / (1 - RESERVE_SHARE)
+
+
+def _first_state(path: Path, out: Path, mode: str, code: str, rounds: int,
+                 inputs: RunInputs | None, timeout_s: float, budget_s: float | None) -> dict:
+    """The loop's input: the file as the current candidate, the run's inputs with the round
+    limit, time limit and budget, and with data its profile. A script brought without data
+    gets inputs that name no data (no node reads it: a script runs as it is)."""
     profile = None
     if inputs is not None:
         import pandas as pd
 
         frame = pd.read_parquet(inputs.data_path)
         profile = profile_table(frame, inputs.target, inputs.task_type)
-    # A module sees the features only; a script reads the whole table, target included.
-    columns = [] if profile is None else \
-        [c.name for c in profile.columns] if mode == "module" else profile.table_columns
-    doctor, coder, checks = Diagnostician(), Coder(), Prevalidator()
-    candidate = Candidate(id="a1", name=path.stem, phase="draft", code=original)
-    attempts: list[RepairAttempt] = []
-    chain: list[Candidate] = []  # newest first, as the graph's lineage
-    diagnoses: dict[str, Diagnosis | None] = {}
-    codes: list[str] = []
-    stop_reason = ""
-    for round_ in range(rounds + 1):
-        codes.append(candidate.code)
-        workdir = out / "attempts" / candidate.id
-        workdir.mkdir(parents=True, exist_ok=True)
-        (workdir / path.name).write_text(candidate.code)
-        issues = blocking(checks.check(candidate.code, profile.table_columns if profile else [],
-                                       profile)
-                          if mode == "module"
-                          else checks.check_script(candidate.code))
-        score, wall = None, 0.0
-        if issues:
-            status, diagnosis = "rejected", doctor.diagnose_issues(issues, candidate.code)
-        elif mode == "module":
-            result, metrics = Executor(sandbox).run(candidate, inputs, workdir, timeout_s)
-            status, wall, diagnosis = result.status, result.wall_s, None
-            if result.ok:
-                score = metrics["score"]
-                diagnosis = doctor.judge_quality(metrics, profile, inputs.metric)
-                status = "poor" if diagnosis else "ok"
-            else:
-                diagnosis = doctor.diagnose_result(result, candidate.code)
-        else:
-            _copy_siblings(path, workdir)
-            (workdir / path.name).write_text(candidate.code)
-            result = sandbox.run(ExecJob(command=[sys.executable, path.name], workdir=workdir,
-                                         timeout_s=timeout_s, memory_mb=4096, disk_mb=1024))
-            status, wall = result.status, result.wall_s
-            diagnosis = None if result.ok else doctor.diagnose_result(
-                result, candidate.code, source_name=path.name)
-        attempt = RepairAttempt(id=candidate.id, status=status, diagnosis=diagnosis,
-                                repair_action=candidate.repair_action, score=score,
-                                wall_s=wall)
-        attempts.append(attempt)
-        chain.insert(0, candidate)
-        diagnoses[candidate.id] = diagnosis
-        if on_event:
-            on_event({"name": "repair", "attempt": attempt})
-        if diagnosis is None:
-            stop_reason = "it works as it is" if round_ == 0 else \
-                f"it works after {round_} repair round(s)"
-            break
-        key = f"{diagnosis.taxonomy_class}.{diagnosis.subclass}"
-        stop = repair_stop(diagnosis.severity, round_, rounds)
-        if stop is not None:
-            stop_reason = f"{key} remains and {stop}"
-            break
-        request = repair_request(chain, diagnoses, diagnosis, columns=columns,
-                                 leaky_columns=profile.leak_suspects if profile else [], kb=kb)
-        repaired = coder.repair(f"a{len(attempts) + 1}", request, profile, inputs)
-        if repaired is None:
-            stop_reason = _nothing_left(key, diagnosis, request.tried, candidate)
-            break
-        candidate = repaired
-    if kb is not None:
-        kb.add_repairs(_repair_records(out.name, path, attempts, codes))
-    return _write(path, out, mode, original, candidate.code, attempts, stop_reason)
+    else:
+        inputs = RunInputs(run_id=out.name, task_text=f"repair {path.name}", dataset=str(path),
+                           data_path="", target=None, task_type="classification",
+                           metric="none", out_dir=str(out))
+    budget = budget_s or loop_budget_s(rounds, timeout_s, mode, inputs.cv_folds,
+                                       inputs.n_jobs)
+    inputs = inputs.model_copy(update={"max_repair_rounds": rounds, "run_timeout_s": timeout_s,
+                                       "budget_s": budget})
+    candidate = Candidate(id="a1", name=path.stem, phase="draft", code=code,
+                          script=str(path) if mode == "script" else None)
+    state = {"inputs": inputs, "current": candidate, "candidates": {"a1": candidate},
+             "plan": Plan(candidates=[])}
+    return state | ({"profile": profile} if profile is not None else {})
 
 
-def _nothing_left(key: str, diagnosis: Diagnosis, tried: list[str],
-                  candidate: Candidate) -> str:
-    """Why the coder had no repair to offer, in words."""
-    done = [t.split("@")[0] for t in tried if t.endswith("@" + diagnosis.signature)]
-    patches = [a for a in diagnosis.repair_actions if a != "redraft"]
-    text = f"no repair left for {key}: "
-    text += f"already tried {', '.join(done)}; " if done else ""
-    untried = [a for a in patches if a not in done]
-    text += (f"{', '.join(untried)} changed nothing or repeated earlier code"
-             if untried else "the rule table has no patch for it")
-    if "redraft" in diagnosis.repair_actions and candidate.spec is None:
-        text += "; code without a plan cannot be redrafted offline"
-    return text
+def _run_loop(state: dict, sandbox: Sandbox, kb, rounds: int,
+              on_event: Callable[[dict[str, Any]], None] | None) -> dict:
+    """Invoke the compiled loop with the offline agents; each attempt is reported once it
+    is settled (it worked, or it has its diagnosis)."""
+    from pipesmith.agents.ensembler import Ensembler
+    from pipesmith.agents.planner import Planner
+    from pipesmith.graph.builder import build_repair_graph
+    from pipesmith.graph.context import Deps
+
+    deps = Deps(planner=Planner(), coder=Coder(), prevalidator=Prevalidator(),
+                executor=Executor(sandbox), diagnostician=Diagnostician(),
+                ensembler=Ensembler(), kb=kb, topology="repair")
+    config = {"recursion_limit": 10 + 5 * (rounds + 1)}  # 4 nodes a round, and the end
+    told: set[str] = set()
+    final: dict = state
+    for final in build_repair_graph().stream(state, config, context=deps,
+                                             stream_mode="values"):
+        for key, attempt in (final.get("attempts") or {}).items():
+            if key not in told and (attempt.diagnosis is not None or attempt.succeeded):
+                told.add(key)
+                if on_event:
+                    on_event({"name": "repair", "attempt": _summary(attempt)})
+    return final
+
+
+def _summary(attempt: Attempt) -> RepairAttempt:
+    return RepairAttempt(id=attempt.id, status=attempt.status, diagnosis=attempt.diagnosis,
+                         repair_action=attempt.repair_action, score=attempt.score,
+                         wall_s=attempt.wall_s)
 
 
 def _repair_records(run_id: str, path: Path, attempts: list[RepairAttempt],
@@ -191,15 +185,6 @@ def _repair_records(run_id: str, path: Path, attempts: list[RepairAttempt],
                                               f"{after.id}/{path.name}")),
             versions=versions))
     return records
-
-
-def _copy_siblings(path: Path, workdir: Path) -> None:
-    """A script reads its data relative to itself: give it its folder's files."""
-    budget = COPY_LIMIT_BYTES
-    for sibling in sorted(path.parent.iterdir()):
-        if sibling.is_file() and sibling != path and sibling.stat().st_size <= budget:
-            budget -= sibling.stat().st_size
-            shutil.copy2(sibling, workdir / sibling.name)
 
 
 def _write(path: Path, out: Path, mode: str, original: str, final: str,

@@ -70,7 +70,7 @@ def validate_file(path: Path, sandbox: Sandbox, inputs: RunInputs | None,
                                 inputs.task_type)
     columns = profile.table_columns if profile else []
     issues = checks.check(code, columns, profile) if mode == "module" \
-        else checks.check_script(code)
+        else checks.check_script(code, columns, profile)
     smoke = prediction = None
     if mode == "module" and inputs is not None and not blocking(issues):
         candidate = Candidate(id="validate", name=path.stem, phase="draft", code=code)

@@ -395,12 +395,18 @@ def test_repair_a_module_written_for_an_old_library(tmp_path):
     assert source.read_text() == OLD_MODULE  # the user's file is never touched
 
 
-def test_repair_a_plain_script(tmp_path):
+def _houses_project(tmp_path):
+    """A folder with SCRIPT as train.py beside the houses.csv it reads."""
     folder = tmp_path / "project"
     folder.mkdir()
     (folder / "train.py").write_text(SCRIPT)
     rows = ["rooms,area,price"] + [f"{r},{30 + 7 * r},{10 * r + 0.5}" for r in range(1, 60)]
     (folder / "houses.csv").write_text("\n".join(rows) + "\n")
+    return folder
+
+
+def test_repair_a_plain_script(tmp_path):
+    folder = _houses_project(tmp_path)
     out = tmp_path / "out"
     done = _pipesmith("repair", str(folder / "train.py"), "--data", str(folder / "houses.csv"),
                       "--target", "price", "--out", str(out), "--rounds", "3")
@@ -426,6 +432,31 @@ def test_repair_gives_up_honestly(tmp_path):
     # It stops before the round limit, and says why.
     assert report["rounds_used"] < 2 and report["stop_reason"].startswith("no repair left")
     assert f"stopped: {report['stop_reason']}" in " ".join(done.stderr.split())
+
+
+def test_repair_stops_at_the_round_limit_and_says_so(tmp_path):
+    """The graph's own loop (build_repair_graph) with --rounds 1: the first repair fixes the
+    parameter, the column error remains, and the loop says the round limit ended it."""
+    folder = _houses_project(tmp_path)
+    out = tmp_path / "out"
+    done = _pipesmith("repair", str(folder / "train.py"), "--out", str(out), "--rounds", "1")
+    assert done.returncode == 1, done.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert report["rounds_used"] == 1 and report["status"] == "failed"
+    assert report["stop_reason"] == \
+        "data_flow.missing_column remains and the round limit (1) is reached"
+    assert f"stopped: {report['stop_reason']}" in " ".join(done.stderr.split())
+    # each attempt's code and logs, as the run graph keeps them
+    assert sorted(p.name for p in (out / "attempts").iterdir()) == ["a1_train", "a2_train"]
+    assert "max_features=1.0" in (out / "train.py").read_text()
+
+
+def test_repair_with_a_bad_budget_is_bad_input(tmp_path):
+    source = tmp_path / "train.py"
+    source.write_text(SCRIPT)
+    done = _pipesmith("repair", str(source), "--out", str(tmp_path / "out"), "--budget", "0")
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "--budget" in done.stderr and not (tmp_path / "out").exists()
 
 
 def test_repair_of_a_missing_file_is_bad_input(tmp_path):

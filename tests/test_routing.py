@@ -11,6 +11,7 @@ from pipesmith.agents.schemas import (
     RunInputs,
 )
 from pipesmith.graph import routing
+from pipesmith.graph.topologies import get_topology
 
 SPEC = CandidateSpec(name="ridge", family="ridge")
 
@@ -115,3 +116,93 @@ def test_nothing_left_to_repair_moves_on():
     assert routing.after_repair(state(current=cand("a2", parent="a1"))) == "prevalidate"
     assert routing.after_ensemble(state(current=None)) == "report"
     assert routing.after_ensemble(state(current=cand("a5", phase="ensemble"))) == "prevalidate"
+
+
+# --- pipesmith repair: the same routing on the repair topology, and why the loop stopped ---
+
+REPAIR = get_topology("repair")
+
+
+def script_state(*attempts_, current="last", rounds=3, elapsed=0.0, budget=60.0):
+    """A lineage a1 <- a2 <- ... of plain-script candidates, one attempt each."""
+    chain = [Candidate(id=a.id, name="train", phase="draft" if i == 0 else "repair", code="",
+                       parent=None if i == 0 else attempts_[i - 1].id, script="/x/train.py",
+                       repair_action=None if i == 0 else "fix")
+             for i, a in enumerate(attempts_)]
+    return state(attempts=attempts_, candidates=chain, n_planned=0, rounds=rounds,
+                 elapsed=elapsed, budget=budget,
+                 current=chain[-1] if current == "last" else current)
+
+
+def failed(aid, severity="recoverable", actions=("fix",)):
+    return Attempt(id=aid, parent=None, candidate="train", phase="draft", status="error",
+                   script=True, diagnosis=Diagnosis(
+                       taxonomy_class="data", subclass="missing_column", severity=severity,
+                       summary="", signature="sig", repair_actions=list(actions)))
+
+
+def test_a_script_that_exits_0_succeeds_and_the_repair_loop_ends():
+    ok = Attempt(id="a1", parent=None, candidate="train", phase="draft", status="ok",
+                 script=True)
+    s = script_state(ok)
+    assert ok.succeeded and routing.after_execute(s, REPAIR) == "report"
+    assert routing.why_stopped(s) == "it works as it is"
+    fixed = Attempt(id="a3", parent="a2", candidate="train", phase="repair", status="ok",
+                    script=True)
+    assert routing.why_stopped(script_state(failed("a1"), failed("a2"), fixed)) == \
+        "it works after 2 repair round(s)"
+
+
+def test_the_repair_loop_says_which_stop_rule_ended_it():
+    s = script_state(failed("a1"), failed("a2"), rounds=1)
+    assert routing.after_diagnose(s, REPAIR) == "report"
+    assert routing.why_stopped(s) == \
+        "data.missing_column remains and the round limit (1) is reached"
+    s = script_state(failed("a1", severity="critical"))
+    assert routing.after_diagnose(s, REPAIR) == "report"
+    assert routing.why_stopped(s).endswith("the failure is critical: repairing the code "
+                                           "cannot help")
+    s = script_state(failed("a1"), elapsed=59.0, budget=60.0)
+    assert routing.after_diagnose(s, REPAIR) == "report"
+    assert routing.why_stopped(s).endswith("the time budget is spent")
+    assert routing.after_diagnose(script_state(failed("a1")), REPAIR) == "repair"
+
+
+def test_the_repair_loop_says_when_the_coder_had_nothing_left():
+    # a2 repaired a1 with "fix" and failed the same way; the coder then offered nothing
+    s = script_state(failed("a1"), failed("a2", actions=("fix", "redraft")), current=None)
+    assert routing.after_repair(s, REPAIR) == "report"
+    assert routing.why_stopped(s) == (
+        "no repair left for data.missing_column: already tried fix; the rule table has no "
+        "other patch for it; code without a plan cannot be redrafted offline")
+
+
+def test_a_run_keeps_the_reserve_for_the_refit_once_a_model_exists():
+    # no valid model yet: a run may use the budget up to its end
+    assert routing.run_time_left(state(elapsed=40.0)) == 20.0
+    # afterwards the reserve (here 1.5 x the slowest fold job + the report's share) stays
+    slow = attempt("a1").model_copy(update={"fold_wall_s": 8.0})
+    assert routing.reserve_s(state(attempts=[slow])) == 1.5 * 8.0 + routing.REPORT_S
+    assert routing.run_time_left(state(attempts=[slow], elapsed=40.0)) == \
+        20.0 - 1.5 * 8.0 - routing.REPORT_S
+    # and the time outside nodes counts like any node's
+    outside = state(attempts=[slow], elapsed=40.0)
+    outside["timings"]["outside nodes"] = 5.0
+    assert routing.run_time_left(outside) == routing.run_time_left(
+        state(attempts=[slow], elapsed=45.0))
+
+
+def test_the_time_between_nodes_is_recorded_when_the_run_has_a_clock():
+    import time
+    from types import SimpleNamespace
+
+    from pipesmith.graph.builder import timed
+    from pipesmith.graph.clock import OUTSIDE_NODES, RunClock
+
+    clock = RunClock(time.perf_counter() - 2.0)  # the run was asked for 2 s ago
+    node = timed("plan", lambda state, runtime: {"plan": None})
+    first = node({}, SimpleNamespace(context=SimpleNamespace(clock=clock)))["timings"]
+    assert first[OUTSIDE_NODES] >= 2.0 and first["plan"] < 1.0
+    second = node({}, SimpleNamespace(context=SimpleNamespace(clock=clock)))["timings"]
+    assert second[OUTSIDE_NODES] < 1.0  # only what passed since the last node ended
+    assert OUTSIDE_NODES not in node({}, SimpleNamespace(context=SimpleNamespace()))["timings"]
