@@ -185,8 +185,13 @@ def _in_autogluon_env(job) -> dict:
                            "python of its own environment (docs/evals.md)")
     payload = json.dumps({"spec": asdict(job.spec), "baseline": job.baseline, "seed": job.seed,
                           "budget_s": job.budget_s, "n_jobs": job.n_jobs})
+    from pipesmith.sandbox.owner import OWNER_ENV, owner
+
+    # tagged with this process: if it is SIGKILLed, the next pipesmith command's sweep ends
+    # the fit instead of letting it run on for its whole budget
     done = subprocess.run([python, "-m", "pipesmith.evals.baselines", payload],
-                          capture_output=True, text=True, timeout=job.budget_s * 3 + 300)
+                          capture_output=True, text=True, timeout=job.budget_s * 3 + 300,
+                          env={**os.environ, OWNER_ENV: owner()})
     if done.returncode != 0:
         raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip()
                            else f"exit {done.returncode}")

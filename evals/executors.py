@@ -7,15 +7,20 @@ process, so a job on another machine needs only the shared output directory.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from pipesmith.evals.jobs import crash_row, run_job
+from pipesmith.sandbox.owner import OWNER_ENV, owner
 
 EXECUTORS = ("local", "ray")
 Started = Callable[[object], None]
+WATCH_S = 0.5  # how often a worker checks that its eval still lives
 
 
 def local_map(jobs: Iterable, workers: int, on_start: Started) -> Iterator[tuple[object, dict]]:
@@ -25,7 +30,9 @@ def local_map(jobs: Iterable, workers: int, on_start: Started) -> Iterator[tuple
             yield job, run_job(job)
         return
     pending = iter(jobs)
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with _owned_workers(), ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
         futures: dict = {}
 
         def submit() -> None:
@@ -43,6 +50,37 @@ def local_map(jobs: Iterable, workers: int, on_start: Started) -> Iterator[tuple
                 submit()
                 error = future.exception()
                 yield job, crash_row(job, error) if error else future.result()
+
+
+@contextlib.contextmanager
+def _owned_workers():
+    """Workers spawned in the block carry this process as their owner (sandbox/owner.py):
+    if it is SIGKILLed, the next pipesmith command's sweep ends any that still run."""
+    previous = os.environ.get(OWNER_ENV)
+    os.environ[OWNER_ENV] = owner()
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(OWNER_ENV, None)
+        else:
+            os.environ[OWNER_ENV] = previous
+
+
+def _die_with_parent(parent: int) -> None:
+    """In each worker: once the eval that started it is gone (SIGKILLed: it could not shut
+    the pool down), stop the sandbox jobs and leave, instead of running the job on into the
+    output folder that a rerun of the eval uses."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(WATCH_S)
+        from pipesmith.sandbox.local import stop_all
+
+        stop_all()
+        os._exit(137)
+
+    threading.Thread(target=watch, daemon=True, name="die-with-parent").start()
 
 
 def ray_map(jobs: Iterable, workers: int, on_start: Started) -> Iterator[tuple[object, dict]]:

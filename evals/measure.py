@@ -23,7 +23,7 @@ from pipesmith.sandbox.base import ExecResult
 
 EXEC_STATUSES = set(get_args(ExecResult.model_fields["status"].annotation))
 ROW_KEYS = ("dataset", "topology", "seed", "status", "final_success", "first_pass_success",
-            "rounds", "failures_by_class", "injected_faults", "score", "baseline_scores",
+            "rounds", "failures_by_class", "injected_faults", "score", "nmi", "baseline_scores",
             "wall_s", "peak_mem_mb", "tokens", "reliability_score")
 
 
@@ -73,6 +73,7 @@ def row_from_report(report, *, dataset: str, topology: str, seed: int, metric: s
     failures = Counter(f"{a.diagnosis.taxonomy_class}.{a.diagnosis.subclass}"
                        for a in attempts if not a.succeeded and a.diagnosis is not None)
     score = report.test_score  # the refit pipeline on the untouched test part
+    nmi = None  # clustering only: NMI beside the dataset's metric (ARI)
     if labels is not None:  # clustering: the test part's labels against the ground truth
         score = None
         refit = Path(report.out_dir) / "refit" / "predictions.npz"
@@ -82,6 +83,7 @@ def row_from_report(report, *, dataset: str, topology: str, seed: int, metric: s
             predicted = np.load(refit)["pred"]
             test_rows = load_split(Path(report.out_dir))["test"]
             score = round(cluster_score(metric, labels[test_rows], predicted), 6)
+            nmi = round(cluster_score("nmi", labels[test_rows], predicted), 6)
     raw = json.loads((Path(report.out_dir) / "report.json").read_text())
     return {
         "dataset": dataset, "topology": topology, "seed": seed, "status": report.status,
@@ -89,7 +91,7 @@ def row_from_report(report, *, dataset: str, topology: str, seed: int, metric: s
         "rounds": rounds_to_success(attempts), "failures_by_class": dict(sorted(failures.items())),
         "injected_faults": dict(sorted(Counter(a.injected_fault for a in attempts
                                                if a.injected_fault).items())),
-        "score": score, "baseline_scores": {}, "wall_s": round(wall_s, 2),
+        "score": score, "nmi": nmi, "baseline_scores": {}, "wall_s": round(wall_s, 2),
         "peak_mem_mb": round(max((a.peak_mem_mb for a in attempts), default=0.0), 1),
         "tokens": tokens_used(raw),
         "reliability_score": reliability(attempts, final, max_rounds(Path(report.out_dir))).score,
@@ -106,6 +108,7 @@ def error_row(*, dataset: str, topology: str, seed: int, error: str, wall_s: flo
     resume."""
     return {"dataset": dataset, "topology": topology, "seed": seed, "status": f"error: {error}",
             "final_success": False, "first_pass_success": False, "rounds": 0,
-            "failures_by_class": {}, "injected_faults": {}, "score": None, "baseline_scores": {},
+            "failures_by_class": {}, "injected_faults": {}, "score": None, "nmi": None,
+            "baseline_scores": {},
             "wall_s": round(wall_s, 2), "peak_mem_mb": 0.0, "tokens": 0,
             "reliability_score": None}

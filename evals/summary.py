@@ -11,6 +11,9 @@ Definitions (also printed in the summary):
   together, best = 1, ties share the mean rank, a missing or failed score ranks last.
 - wins/ties/losses: per dataset and seed against each baseline's score on the same split;
   a tie is within TIE of it; a failed run is a loss.
+- confidence intervals: 95% percentile bootstrap over the topology's jobs (dataset x seed),
+  2000 resamples from a fixed seed (evals/bootstrap.py); paired differences resample the
+  jobs two topologies share.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from pipesmith.evals import results
+from pipesmith.evals.bootstrap import bootstrap_ci, fmt_ci
 
 TIE = 0.005
 
@@ -83,11 +87,14 @@ class Summary:
     def by_topology(self, topology: str) -> list[dict]:
         return [r for r in self.rows if r["topology"] == topology]
 
-    def score(self, dataset: str, system: str) -> float | None:
-        """Mean score over seeds; None when no seed produced one."""
+    def score(self, dataset: str, system: str, field: str = "score") -> float | None:
+        """Mean score over seeds (`field`: the dataset's metric, or nmi for clustering);
+        None when no seed produced one."""
         if system in self.topologies:
-            return _mean(r["score"] for r in self.rows
+            return _mean(r.get(field) for r in self.rows
                          if r["dataset"] == dataset and r["topology"] == system)
+        if field != "score":
+            return None
         return _mean(scores.get(system) for (d, _), scores in self.baseline_scores.items()
                      if d == dataset)
 
@@ -119,9 +126,13 @@ class Summary:
                  " labels). **Bold** is the best; `fail` means no working pipeline.", "",
                  "| dataset | task | metric | " + " | ".join(systems) + " |",
                  "|---|---|---|" + "---:|" * len(systems)]
-        for dataset in self.datasets:
-            metric = self.metric.get(dataset, "")
-            scores = {s: self.score(dataset, s) for s in systems}
+        lines[2] += " Clustering datasets have a second row with NMI."
+        rows = [(d, self.metric.get(d, ""), "score") for d in self.datasets]
+        rows += [(d, "nmi", "nmi") for d in self.datasets
+                 if any(r.get("nmi") is not None for r in self.rows if r["dataset"] == d)]
+        rows.sort(key=lambda row: self.datasets.index(row[0]))
+        for dataset, metric, field in rows:
+            scores = {s: self.score(dataset, s, field) for s in systems}
             known = [v for v in scores.values() if v is not None]
             best = (max if greater_is_better(metric) else min)(known) if known else None
             cells = []
@@ -175,6 +186,70 @@ class Summary:
                 f"| {_fmt(_mean(r['wall_s'] for r in rows), 1)} "
                 f"| {_fmt(max((r['peak_mem_mb'] for r in rows), default=None), 0)} "
                 f"| {sum(r['tokens'] for r in rows)} |")
+        return lines + [""]
+
+    def job_ranks(self) -> dict[tuple[str, str, int], float]:
+        """Each job's rank among the topologies on its dataset and seed (best = 1, ties
+        share the mean rank, a failed run ranks last)."""
+        ranks: dict[tuple[str, str, int], float] = {}
+        units = {(r["dataset"], r["seed"]) for r in self.rows}
+        for dataset, seed in units:
+            scores = {r["topology"]: r["score"] for r in self.rows
+                      if (r["dataset"], r["seed"]) == (dataset, seed)}
+            higher = greater_is_better(self.metric.get(dataset, ""))
+            for topology, rank in _ranks(scores, higher).items():
+                ranks[(dataset, topology, seed)] = rank
+        return ranks
+
+    def ci_table(self) -> list[str]:
+        ranks = self.job_ranks()
+        lines = ["## Confidence intervals", "",
+                 "Mean [95% bootstrap interval] over each topology's jobs (dataset x seed; "
+                 "2000 resamples, fixed seed). Final and first-pass success as a share of jobs."
+                 " Mean test score over the jobs that produced a working pipeline (metrics "
+                 "differ by dataset: compare topologies on the same jobs, i.e. by rank). Rank:"
+                 " per dataset and seed among the topologies, best = 1, a failed run last."
+                 " Recovered: of the jobs whose first draft failed, the share that still ended "
+                 "with a working pipeline (what repair did, apart from the first draft's luck).",
+                 "", "| topology | jobs | final success | first-pass success | recovered "
+                 "| mean test score | scored jobs | mean rank |",
+                 "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for topology in self.topologies:
+            rows = self.by_topology(topology)
+            scored = [r["score"] for r in rows if r["score"] is not None]
+            rank = bootstrap_ci([ranks[(r["dataset"], topology, r["seed"])] for r in rows])
+            missed = [r["final_success"] for r in rows if not r["first_pass_success"]]
+            lines.append(
+                f"| {topology} | {len(rows)} "
+                f"| {fmt_ci(bootstrap_ci([r['final_success'] for r in rows]))} "
+                f"| {fmt_ci(bootstrap_ci([r['first_pass_success'] for r in rows]))} "
+                f"| {fmt_ci(bootstrap_ci(missed))} ({len(missed)}) "
+                f"| {fmt_ci(bootstrap_ci(scored))} | {len(scored)} "
+                f"| {fmt_ci(rank, 2)} |")
+        return lines + [""] + self.paired_table(ranks)
+
+    def paired_table(self, ranks: dict[tuple[str, str, int], float]) -> list[str]:
+        """full against each other topology on the jobs both ran: final success and rank."""
+        if "full" not in self.topologies or len(self.topologies) < 2:
+            return []
+        full = {(r["dataset"], r["seed"]): r for r in self.by_topology("full")}
+        lines = ["## full against each topology (paired)", "",
+                 "Per job (same dataset and seed), mean [95% bootstrap interval] of full's final"
+                 " success minus the other's (above 0: full ends with a working pipeline more "
+                 "often) and of the other's rank minus full's (above 0: full ranks better). An "
+                 "interval that contains 0 is no evidence either way.", "",
+                 "| topology | jobs | final success: full - it | rank: it - full |",
+                 "|---|---:|---:|---:|"]
+        for topology in self.topologies:
+            if topology == "full":
+                continue
+            pairs = [(full[(r["dataset"], r["seed"])], r) for r in self.by_topology(topology)
+                     if (r["dataset"], r["seed"]) in full]
+            success = [int(f["final_success"]) - int(o["final_success"]) for f, o in pairs]
+            rank = [ranks[(o["dataset"], topology, o["seed"])]
+                    - ranks[(f["dataset"], "full", f["seed"])] for f, o in pairs]
+            lines.append(f"| {topology} | {len(pairs)} | {fmt_ci(bootstrap_ci(success))} "
+                         f"| {fmt_ci(bootstrap_ci(rank), 2)} |")
         return lines + [""]
 
     def rank_table(self) -> list[str]:
@@ -332,7 +407,7 @@ class Summary:
 
     def markdown(self, plots: list[str]) -> str:
         lines = self.header() + self.scores_table() + self.success_table() + \
-            self.rank_table() + self.versus_table() + self.failures_table() + \
+            self.ci_table() + self.rank_table() + self.versus_table() + self.failures_table() + \
             self.injected_table()
         lines += ["## Plots", ""] + [f"![{p[:-4]}]({p})" for p in plots]
         return "\n".join(lines) + "\n"

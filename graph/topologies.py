@@ -83,7 +83,27 @@ TOPOLOGIES: dict[str, Topology] = {t.name: t for t in (
     Topology("full-cold", "full with a cold search: no warm start from past winners or "
              "the bundled portfolio", retrieve=True, prevalidate=True, feedback="taxonomy",
              reformulate=True, search=True, warm_start=False, ensemble=True, remember=True),
+    # ablations of full, for the repair tables (docs/results/README.md)
+    Topology("full-no-retrieval", "full without retrieval: the plan and the search start "
+             "from no past runs (the run is still remembered)", prevalidate=True,
+             feedback="taxonomy", reformulate=True, search=True, ensemble=True,
+             remember=True),
+    Topology("full-no-prevalidation", "full without pre-validation: candidates go straight "
+             "to the sandbox, with no static checks or smoke runs", retrieve=True,
+             feedback="taxonomy", reformulate=True, search=True, ensemble=True,
+             remember=True),
+    Topology("full-no-taxonomy", "full without taxonomy feedback: repairs get the raw "
+             "error, as in self-repair, instead of a classified diagnosis", retrieve=True,
+             prevalidate=True, feedback="raw", reformulate=True, search=True, ensemble=True,
+             remember=True),
 )}
+
+
+# The run graph's own diagnose -> repair loop, alone, for code the user brings (`pipesmith
+# repair`, graph/builder.py: build_repair_graph). Not a variant to run or compare.
+REPAIR = Topology("repair", "the diagnose-repair loop on the user's code: pre-validation, "
+                  "sandboxed execution, diagnosis, reformulated repair", prevalidate=True,
+                  feedback="taxonomy", reformulate=True)
 
 
 def check_topology(name: str) -> str:
@@ -93,4 +113,6 @@ def check_topology(name: str) -> str:
 
 
 def get_topology(name: str) -> Topology:
+    if name == REPAIR.name:
+        return REPAIR
     return TOPOLOGIES[check_topology(name)]

@@ -166,8 +166,10 @@ def topologies_command(
         Console().print(f"wrote {write}")
         return
     out = Console()
+    width = max(len(name) for name in TOPOLOGIES)
     for topology in TOPOLOGIES.values():
-        out.print(f"{topology.name:<16} {topology.summary}", highlight=False, soft_wrap=True)
+        out.print(f"{topology.name:<{width}} {topology.summary}", highlight=False,
+                  soft_wrap=True)
         if mermaid:
             out.print(draw(topology.name), highlight=False, soft_wrap=True)
 

@@ -103,6 +103,36 @@ def test_summary_tables_from_known_rows(tmp_path):
         assert (tmp_path / plot).stat().st_size > 1000
 
 
+def test_summary_confidence_intervals_paired_differences_and_nmi(tmp_path):
+    from pipesmith.evals.summary import write_summary
+
+    def row(topology, seed, ok, score):
+        return {"dataset": "c", "topology": topology, "seed": seed,
+                "status": "succeeded" if ok else "failed", "final_success": ok,
+                "first_pass_success": ok, "rounds": 0, "failures_by_class": {},
+                "injected_faults": {}, "score": score if ok else None,
+                "nmi": score + 0.1 if ok else None, "baseline_scores": {}, "wall_s": 1.0,
+                "peak_mem_mb": 100.0, "tokens": 0, "reliability_score": 0.9}
+
+    (tmp_path / "eval.json").write_text(json.dumps({
+        "datasets": ["c"], "topologies": ["self-repair", "full"], "seeds": 4,
+        "fault_rate": 0.5, "budget_s": 30, "baselines": [],
+        "specs": {"c": {"task": "clustering", "metric": "ari"}}}))
+    # full works on all four seeds; self-repair fails on seed 3 and scores lower elsewhere
+    results = [row("full", s, True, 0.8) for s in range(4)]
+    results += [row("self-repair", s, s != 3, 0.6) for s in range(4)]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in results))
+    text = write_summary(tmp_path).read_text()
+    assert "| c | clustering | ari | 0.6000 | **0.8000** |" in text
+    assert "| c | clustering | nmi | 0.7000 | **0.9000** |" in text
+    # 3 of 4: the interval of k/4 with k ~ Binomial(4, 3/4) (tests/test_bootstrap.py)
+    assert ("| self-repair | 4 | 0.750 [0.250, 1.000] | 0.750 [0.250, 1.000] "
+            "| 0.000 [0.000, 0.000] (1) | 0.600 [0.600, 0.600] | 3 | 2.00 [2.00, 2.00] |") in text
+    assert ("| full | 4 | 1.000 [1.000, 1.000] | 1.000 [1.000, 1.000] | — (0) "
+            "| 0.800 [0.800, 0.800] | 4 | 1.00 [1.00, 1.00] |") in text
+    assert "| self-repair | 4 | 0.250 [0.000, 0.750] | 1.00 [1.00, 1.00] |" in text
+
+
 @pytest.fixture(scope="module")
 def smoke_eval(tmp_path_factory):
     """The CI eval: the smoke suite, two topologies, the HistGradientBoosting baseline."""
@@ -130,8 +160,12 @@ def test_smoke_suite_over_two_topologies(smoke_eval):
     assert penguins["baseline_scores"]["hgb"] > 0.8
     iris = next(r for r in results if r["dataset"] == "iris_clusters" and r["final_success"])
     assert -1 <= iris["score"] <= 1  # ARI against the held-out species
+    assert 0 <= iris["nmi"] <= 1  # NMI beside it
+    assert all(r["nmi"] is None for r in results if r["dataset"] != "iris_clusters")
     summary = (out / "summary.md").read_text()
-    for heading in ("Scores per dataset", "Success and reliability", "Mean rank",
+    assert "| iris_clusters | clustering | nmi |" in summary
+    for heading in ("Scores per dataset", "Success and reliability", "Confidence intervals",
+                    "Mean rank",
                     "Wins / ties / losses", "Failures by class"):
         assert f"## {heading}" in summary
     assert "jobs finished" in summary and "jobs have no row yet" not in summary

@@ -41,6 +41,10 @@ def test_each_topology_wires_only_what_it_describes():
     assert drawings["full-cold"] == drawings["full"]
     assert "search" not in nodes("full-no-search")
     assert "ensemble" not in nodes("full-no-ensemble")
+    # the repair ablations: each drops one node of full and keeps the rest
+    assert nodes("full-no-retrieval") == nodes("full") - {"retrieve"}
+    assert nodes("full-no-prevalidation") == nodes("full") - {"prevalidate"}
+    assert nodes("full-no-taxonomy") == nodes("full") - {"diagnose"}
 
 
 def test_routed_edges_lead_only_to_nodes_that_exist():
@@ -81,6 +85,11 @@ def test_a_failure_is_routed_by_what_the_topology_feeds_back():
                                        parent="a1"))
     assert routing.after_repair(repaired, t["fdicr"]) == "execute"  # no pre-validation
     assert routing.after_repair(repaired, t["full"]) == "prevalidate"
+    # ablations of full: the raw error goes straight to repair; no pre-validation
+    assert routing.after_execute(failed_draft(), t["full-no-taxonomy"]) == "repair"
+    assert routing.after_repair(repaired, t["full-no-taxonomy"]) == "prevalidate"
+    assert routing.after_repair(repaired, t["full-no-prevalidation"]) == "execute"
+    assert routing.after_execute(failed_draft(), t["full-no-prevalidation"]) == "diagnose"
 
 
 def test_raw_feedback_carries_the_traceback_without_a_class():
@@ -129,3 +138,16 @@ def test_self_repair_retries_on_the_raw_traceback(tmp_path):
         assert first.diagnosis.taxonomy_class == "untyped"
         assert report.attempts[1].repair_action == "redraft"
         assert report.attempts[1].parent == first.id
+
+
+def test_the_repair_loop_is_the_run_graphs_own_loop():
+    """`pipesmith repair`'s graph: the run graph's loop nodes and edges, nothing of its own
+    but the end node that says why it stopped."""
+    from pipesmith.graph.builder import REPAIR_LOOP, build_repair_graph
+
+    loop = build_repair_graph().get_graph()
+    assert set(loop.nodes) == {"__start__", "__end__", *REPAIR_LOOP, "report"}
+    full = build_graph("full").get_graph()
+    edges = {(e.source, e.target) for e in full.edges}
+    inner = {(e.source, e.target) for e in loop.edges if "__" not in e.source + e.target}
+    assert inner <= edges and ("diagnose", "repair") in inner and ("repair", "prevalidate") in inner
