@@ -15,7 +15,7 @@ from string import Template
 
 from pipesmith.agents import repairs
 from pipesmith.agents.compose import compose_module
-from pipesmith.agents.families import Family, get_family
+from pipesmith.agents.families import Family, balancing, get_family
 from pipesmith.agents.repairs import RepairContext
 from pipesmith.agents.schemas import (
     Candidate,
@@ -31,6 +31,9 @@ BASE_IMPORTS = (
     "from sklearn.pipeline import Pipeline, make_pipeline",
     "from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler",
 )
+# the date columns' branch of make_preprocessor, when the data has some
+DATE_STEP = ('\n            ("dates", make_pipeline(DateFeatures(), '
+             'SimpleImputer(strategy="median")), DATETIME_COLUMNS),')
 REDRAFT_AFTER = 2  # failed repairs in a lineage before a fresh redraft is tried first
 
 
@@ -222,15 +225,19 @@ class Coder:
         families = [get_family(inputs.task_type, spec.family) for spec in specs]
         functions = _unique_identifiers([spec.name for spec in specs])
         imports = set(BASE_IMPORTS) | {f"from {f.module} import {f.cls}" for f in families}
+        dates = profile.names("datetime")
+        if dates:  # dates become numbers (year, month, ...), not dropped columns
+            imports.add("from pipesmith.estimators import DateFeatures")
         builders = "\n".join(
             render(self._builder, function=fn, family=f.cls, rationale=spec.rationale or f.name,
-                   model=model_expression(f, spec.params, searchable), scale=spec.scale,
+                   model=model_expression(f, {**balancing(f, inputs.metric), **spec.params},
+                                          searchable), scale=spec.scale,
                    encoding=spec.encoding)
             for fn, f, spec in zip(functions, families, specs, strict=True)
         )
         body = f"    return build_{functions[0]}(task)"
         dropped = [c.name for c in profile.columns
-                   if c.kind not in ("numeric", "categorical")]
+                   if c.kind not in ("numeric", "categorical", "datetime")]
         reasons = sorted({c.kind for c in profile.columns if c.name in dropped})
         return render(
             self._module,
@@ -241,6 +248,8 @@ class Coder:
             numeric=_list_literal(profile.names("numeric")),
             categorical=_list_literal(profile.names("categorical")),
             dropped=_list_literal(dropped),
+            datetime_columns=f"\nDATETIME_COLUMNS = {_list_literal(dates)}" if dates else "",
+            date_step=DATE_STEP if dates else "",
             dropped_reason=", ".join(reasons) + " columns" if reasons else "none",
             builders=builders,
             build_body=body,

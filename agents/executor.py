@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import threading
 import time
@@ -30,6 +31,7 @@ CONTRACT_EXIT = 3
 SMOKE_TIMEOUT_S = 30.0
 OOF_FILE = "oof.npz"
 PARALLEL_FOLDS = 2  # fold jobs at once, when the cores allow
+COPY_LIMIT_BYTES = 100 << 20  # a script's sibling files are copied next to it up to this
 
 
 class Executor:
@@ -61,8 +63,10 @@ class Executor:
             folder = workdir / "folds" / str(number) if len(folds) > 1 else workdir / "fold"
             referee.write_fold(folder, dev, inputs.target, fold, inputs.task_type)
             jobs.append(folder)
-        # Two fold jobs at once where there are two cores, each with half the threads.
-        workers = min(PARALLEL_FOLDS, len(jobs)) if self.cores >= 2 else 1
+        # Two fold jobs at once where there are two cores, each with half the threads; never
+        # more processes than the run's CPU allowance (n_jobs), so a benchmark that grants
+        # every system one core gives pipesmith one too.
+        workers = min(PARALLEL_FOLDS, len(jobs), max(1, inputs.n_jobs)) if self.cores >= 2 else 1
         threads = max(1, inputs.n_jobs // workers)
 
         stop = threading.Event()  # a fold failed (or the run was interrupted): skip the rest
@@ -96,6 +100,18 @@ class Executor:
             return contract_failure(merged, str(exc)), None
         metrics["fold_wall_s"] = round(max(r.wall_s for r in results), 3)
         return merged, metrics
+
+    def run_script(self, candidate: Candidate, workdir: Path, timeout_s: float,
+                   memory_mb: int, disk_mb: int) -> ExecResult:
+        """A plain script (`pipesmith repair`): `python <its name>` in the sandbox, in a
+        workdir holding its folder's files (it reads its data relative to itself)."""
+        source = Path(candidate.script or "")
+        workdir.mkdir(parents=True, exist_ok=True)
+        copy_siblings(source, workdir)
+        (workdir / source.name).write_text(candidate.code)
+        return self.sandbox.run(ExecJob(command=[sys.executable, source.name], workdir=workdir,
+                                        timeout_s=timeout_s, memory_mb=memory_mb,
+                                        disk_mb=disk_mb))
 
     def refit(self, candidate: Candidate, inputs: RunInputs, workdir: Path, timeout_s: float,
               memory_mb: int | None = None) -> tuple[ExecResult, dict | None]:
@@ -184,6 +200,15 @@ class Executor:
             **({"n_clusters": diagnostics[0].get("n_clusters")}
                if task_type == "clustering" else {}),
         }
+
+
+def copy_siblings(path: Path, workdir: Path) -> None:
+    """The files next to a script, up to COPY_LIMIT_BYTES in all, copied into its workdir."""
+    budget = COPY_LIMIT_BYTES
+    for sibling in sorted(path.parent.iterdir()):
+        if sibling.is_file() and sibling != path and sibling.stat().st_size <= budget:
+            budget -= sibling.stat().st_size
+            shutil.copy2(sibling, workdir / sibling.name)
 
 
 def sample(dev: pd.DataFrame, inputs: RunInputs, rows: int) -> pd.DataFrame:

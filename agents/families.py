@@ -28,23 +28,27 @@ class Family:
     backend: str = "sklearn"
     requires: str | None = None  # an optional package (the `boost` extra); skipped if missing
     threads: str = "n_jobs"  # the keyword that takes the thread count, when `parallel`
+    # the keywords that weight classes inversely to their frequency (for balanced metrics)
+    balance: dict[str, Any] = field(default_factory=dict)
 
 
 FAMILIES: tuple[Family, ...] = (
     # classification, in default priority order
     Family("hist_gradient_boosting", "classification", "sklearn.ensemble",
            "HistGradientBoostingClassifier", {"max_iter": 200, "learning_rate": 0.1},
-           {"max_iter": 50}),
+           {"max_iter": 50}, balance={"class_weight": "balanced"}),
     Family("logistic_regression", "classification", "sklearn.linear_model", "LogisticRegression",
-           {"C": 1.0, "max_iter": 2000}, {"max_iter": 300}, scale=True, encoding="onehot"),
+           {"C": 1.0, "max_iter": 2000}, {"max_iter": 300}, scale=True, encoding="onehot",
+           balance={"class_weight": "balanced"}),
     Family("random_forest", "classification", "sklearn.ensemble", "RandomForestClassifier",
            {"n_estimators": 300, "min_samples_leaf": 1}, {"n_estimators": 50, "max_depth": 12},
-           parallel=True),
+           parallel=True, balance={"class_weight": "balanced"}),
     Family("extra_trees", "classification", "sklearn.ensemble", "ExtraTreesClassifier",
-           {"n_estimators": 300}, {"n_estimators": 50, "max_depth": 12}, parallel=True),
+           {"n_estimators": 300}, {"n_estimators": 50, "max_depth": 12}, parallel=True,
+           balance={"class_weight": "balanced"}),
     Family("svc", "classification", "sklearn.svm", "SVC", {"C": 1.0, "probability": True},
            {"C": 1.0, "probability": True, "max_iter": 2000}, scale=True, encoding="onehot",
-           max_rows=5000),
+           max_rows=5000, balance={"class_weight": "balanced"}),
     Family("knn", "classification", "sklearn.neighbors", "KNeighborsClassifier",
            {"n_neighbors": 15}, {"n_neighbors": 15, "algorithm": "ball_tree"}, scale=True,
            encoding="onehot", seeded=False, parallel=True, max_rows=20000),
@@ -92,7 +96,8 @@ def _boost() -> tuple[Family, ...]:
                     "subsample": 0.8, "subsample_freq": 1, "colsample_bytree": 0.8,
                     "verbose": -1},
                    {"n_estimators": 100, "num_leaves": 15, "verbose": -1}, parallel=True,
-                   requires="lightgbm"),
+                   requires="lightgbm",
+                   balance={"class_weight": "balanced"} if classify else {}),
             Family("xgboost", task, "pipesmith.estimators" if classify else "xgboost",
                    "XGBLabelClassifier" if classify else "XGBRegressor",
                    {"n_estimators": 300, "learning_rate": 0.05, "max_depth": 6,
@@ -120,6 +125,16 @@ def _after(rows: tuple[Family, ...], anchor: str, extra: tuple[Family, ...]):
 
 
 FAMILIES = _after(FAMILIES, "extra_trees", _boost())
+
+
+# Metrics that weigh every class alike: a model fitted with equal class weights learns the
+# majority class on imbalanced data and scores about 0.5 on them.
+BALANCED_METRICS = ("balanced_accuracy", "f1_macro")
+
+
+def balancing(family: Family, metric: str) -> dict[str, Any]:
+    """The keywords that make `family` weigh classes alike, when the metric does."""
+    return dict(family.balance) if metric in BALANCED_METRICS else {}
 
 
 def installed(family: Family) -> bool:

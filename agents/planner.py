@@ -13,7 +13,14 @@ from collections import defaultdict
 
 from pipesmith.agents.backends import planned_backends
 from pipesmith.agents.families import families_for
-from pipesmith.agents.schemas import CandidateSpec, DataProfile, PastRun, Plan, RunInputs
+from pipesmith.agents.schemas import (
+    CandidateSpec,
+    DataProfile,
+    PastRun,
+    Plan,
+    RunInputs,
+    SearchPlan,
+)
 
 CLUSTER_COUNTS = (2, 3, 4, 5)
 
@@ -58,6 +65,13 @@ def family_warm_params(past_runs: list[PastRun]) -> dict[str, tuple[dict, str]]:
 
 
 class Planner:
+    def search_plan(self, inputs: RunInputs, profile: DataProfile,
+                    families: list[str]) -> SearchPlan:
+        """What the search explores: offline, the default spaces of `families`."""
+        from pipesmith.agents.search_space import default_plan
+
+        return default_plan(families)
+
     def plan(self, inputs: RunInputs, profile: DataProfile, past_runs: list[PastRun]) -> Plan:
         backends = planned_backends(inputs.backend, profile.n_rows)
         families = allowed(families_for(inputs.task_type, profile.n_rows, backends), inputs)

@@ -1,7 +1,8 @@
 """Profile a prepared table: column kinds, missing values, target statistics.
 
-Column kinds decide preprocessing: ID-like, constant and datetime columns are
-dropped by the offline coder; categoricals are encoded; numerics imputed.
+Column kinds decide preprocessing: ID-like and constant columns are
+dropped by the offline coder; dates become numbers; categoricals are encoded; numerics
+imputed.
 """
 
 from __future__ import annotations

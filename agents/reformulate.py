@@ -31,10 +31,16 @@ def repair_request(chain: list[Candidate], diagnoses: Mapping[str, Diagnosis | N
     return RepairRequest(
         candidate=failed,
         diagnosis=diagnosis,
-        tried=[f"{c.repair_action}@{diagnoses[c.parent].signature}" for c in chain
-               if c.repair_action and c.parent and diagnoses.get(c.parent)],
+        tried=tried_actions(chain, diagnoses),
         lineage_codes=[c.code for c in chain],
         columns=columns,
         leaky_columns=leaky_columns,
         **context,
     )
+
+
+def tried_actions(chain: list[Candidate], diagnoses: Mapping[str, Diagnosis | None]
+                  ) -> list[str]:
+    """`action@signature` for each repair in the lineage: what was tried on which error."""
+    return [f"{c.repair_action}@{diagnoses[c.parent].signature}" for c in chain
+            if c.repair_action and c.parent and diagnoses.get(c.parent)]

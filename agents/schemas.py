@@ -149,8 +149,21 @@ class Plan(Frozen):
     notes: list[str] = Field(default_factory=list)
 
 
+class SearchPlan(Frozen):
+    """What the search explores: the learners, in order, and per learner the range of each
+    hyperparameter (agents/search_space.py's form); from the defaults or, in LLM mode, the
+    model's proposal after agents/space_check.py dropped what the estimator rejects."""
+
+    families: list[str]
+    spaces: dict[str, dict[str, tuple]]
+    features: list[str] = Field(default_factory=list)  # feature ideas, recorded
+    dropped: list[str] = Field(default_factory=list)  # proposed ranges dropped, and why
+    source: str = "defaults"
+
+
 class Candidate(Frozen):
-    """A piece of code to try: a module defining build_pipeline(task)."""
+    """A piece of code to try: a module defining build_pipeline(task), or (`pipesmith
+    repair`) a plain script the user brings, run as `python <its name>`."""
 
     id: str
     name: str
@@ -161,6 +174,9 @@ class Candidate(Frozen):
     members: list[str] = Field(default_factory=list)  # attempt ids, for ensembles
     repair_action: str | None = None  # the action that produced this repair
     injected_fault: str | None = None  # fault-injection operator, for measurement only
+    # A plain script: the path of the user's file (its folder's files are copied next to each
+    # run; it runs as `python <file name>` and succeeds when it exits 0). None: a module.
+    script: str | None = None
 
 
 class Issue(Frozen):
@@ -233,10 +249,11 @@ class Attempt(Frozen):
     injected_fault: str | None = None
     workdir: str = ""
     error_tail: str = ""  # the end of stderr; the whole log stays in the workdir
+    script: bool = False  # a plain script's run: it succeeds on exit 0, a score or not
 
     @property
     def succeeded(self) -> bool:
-        return self.status == "ok" and self.score is not None
+        return self.status == "ok" and (self.score is not None or self.script)
 
 
 class EnsembleProposal(Frozen):

@@ -4,11 +4,11 @@ Each bracket asks Optuna for a batch of trials (learner and its hyperparameters;
 trials are the warm start: configurations that won on similar past datasets, then the
 bundled portfolio, cheap learners first), runs them all on a share of the training rows,
 and promotes the best third to all the rows (successive halving, eta 3); the others are
-told to Optuna as pruned. Trials run in the sandbox through the trial worker
-(sandbox/trial_worker.py): one job per fold and learner runs a whole batch in one
-interpreter, seeing only that fold's training rows and the rows to predict, never their
-labels; the search scores the out-of-fold predictions here, outside the sandbox. Jobs run
-`workers` at a time (two on a 2-core machine).
+told to Optuna as pruned. Trials run in the sandbox through one persistent worker per
+fold (agents/trial_pool.py, sandbox/trial_server.py), alive for the whole search and fed
+one trial at a time, seeing only that fold's training rows and the rows to predict, never
+their labels; the search scores the out-of-fold predictions here, outside the sandbox.
+Folds run `workers` at a time (two on a 2-core machine).
 
 The search's winners become planned candidates: drafted, checked, run and scored by the
 referee, diagnosed and repaired like any other, and offered to the ensembler.
@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -30,10 +31,12 @@ import numpy as np
 import pandas as pd
 import structlog
 
+from pipesmith.agents.schemas import SearchPlan
 from pipesmith.agents.search_space import (
     COST,
     SPACES,
     as_distributions,
+    default_plan,
     searchable,
     suggest,
 )
@@ -116,36 +119,43 @@ class TrialResult:
 
 
 class TrialRunner:
-    """Runs a batch of trials of one learner's code on every fold, in the sandbox."""
+    """Runs trials of the learners' code on every fold, in the sandbox.
+
+    `persistent` (the default): one worker per fold stays alive for the whole search
+    (agents/trial_pool.py) and runs trial after trial, so a trial pays neither an
+    interpreter nor the imports nor the data loading. Otherwise one sandbox job per fold
+    runs a whole batch (sandbox/trial_worker.py), as before."""
 
     def __init__(self, sandbox: Sandbox, folds: Folds, *, target: str, task_type: str,
-                 metric: str, seed: int, memory_mb: int, disk_mb: int, workers: int = 2):
+                 metric: str, seed: int, memory_mb: int, disk_mb: int, workers: int = 2,
+                 persistent: bool = True):
         self.sandbox, self.folds = sandbox, folds
         self.target, self.task_type, self.metric = target, task_type, get_metric(metric)
         self.metric_name, self.seed = metric, seed
         self.memory_mb, self.disk_mb, self.workers = memory_mb, disk_mb, workers
+        self.persistent = persistent
+        self.pool = None  # the persistent workers, started with the first trials
+        self._lock = threading.Lock()
         self.jobs_run, self.job_s, self.setup_s = 0, 0.0, 0.0  # for the overhead figures
+
+    def _job_spec(self) -> dict:
+        return {"target": self.target, "task_type": self.task_type, "seed": self.seed,
+                "n_jobs": 1}
 
     def run(self, batches: list[tuple[str, str, list[dict]]], folder: Path,
             deadline: float) -> dict[int, dict]:
-        """`batches`: (learner, candidate code, trials). One sandbox job per fold runs every
-        batch in one interpreter; returns per trial number its status, out-of-fold
-        predictions (over all folds), score and fit seconds."""
+        """`batches`: (learner, candidate code, trials). Every trial runs on every fold;
+        returns per trial number its status, out-of-fold predictions (over all folds),
+        score and fit seconds."""
         folder.mkdir(parents=True, exist_ok=True)
-        first = min(t["id"] for _, _, trials in batches for t in trials)
-        modules = []
-        for family, code, trials in batches:
-            path = folder / "code" / f"b{first}_{family}.py"  # only code: mounted read-only
-            path.parent.mkdir(exist_ok=True)
-            path.write_text(code)
-            modules.append({"candidate_path": str(path), "trials": trials})
         folds = range(len(self.folds.test_index))
+        one_fold = self._pool_fold(batches, folder, deadline) if self.persistent else \
+            self._batch_fold(batches, folder, deadline)
         with ThreadPoolExecutor(max(1, self.workers)) as pool:
-            outputs = list(pool.map(
-                lambda k: self._job(modules, k, folder / f"b{first}_f{k}", deadline), folds))
+            outputs = list(pool.map(one_fold, folds))
         merged: dict[int, dict] = {}
         trial_ids = [t["id"] for _, _, trials in batches for t in trials]
-        for k, (status, per_trial, workdir) in zip(folds, outputs, strict=True):
+        for k, (status, per_trial) in zip(folds, outputs, strict=True):
             for tid in trial_ids:
                 got = per_trial.get(tid, {"status": status if status != "ok" else "error",
                                           "error": f"no result from fold {k} ({status})"})
@@ -156,22 +166,71 @@ class TrialRunner:
                     entry["error"] = entry["error"] or got.get("error", status)
                     continue
                 entry["fit_s"] += got.get("fit_s", 0.0)
-                with np.load(workdir / f"trial_{tid}.npz", allow_pickle=False) as d:
-                    entry["folds"][k] = {key: d[key] for key in d.files}
+                entry["folds"][k] = got["arrays"]
         for entry in merged.values():
             folds_got = entry.pop("folds")
             if entry["status"] == "ok":
-                entry["oof"] = self._assemble(folds_got)
-                entry["score"] = self.score(entry["oof"])
+                try:
+                    entry["oof"] = self._assemble(folds_got)
+                    entry["score"] = self.score(entry["oof"])
+                except Exception as exc:  # predictions of the wrong shape or kind
+                    entry.update(status="error", error=f"unusable predictions: {exc}"[:300])
+                    entry.pop("oof", None)
+        if self.pool is not None:
+            self.jobs_run = self.pool.starts
+            self.setup_s = sum(w.setup_s for w in self.pool.workers)
         return merged
+
+    def _pool_fold(self, batches, folder: Path, deadline: float):
+        from pipesmith.agents.trial_pool import WorkerPool
+
+        if self.pool is None:
+            self.pool = WorkerPool(self.sandbox, self.folds, folder, self._job_spec(),
+                                   memory_mb=self.memory_mb, disk_mb=self.disk_mb,
+                                   deadline=deadline)
+        modules = [(self.pool.module(family, code), trials) for family, code, trials in batches]
+        preload = list(self.pool.modules.values())
+
+        def one(k: int):
+            worker, per_trial = self.pool.workers[k], {}
+            for path, trials in modules:
+                for trial in trials:
+                    if deadline - time.monotonic() < 0.5:  # the time is up: the rest wait
+                        per_trial[trial["id"]] = {"status": "skipped"}
+                        continue
+                    started = time.perf_counter()
+                    header, arrays = worker.trial(
+                        {"id": trial["id"], "module": path, "params": trial["params"],
+                         "share": trial.get("share", 1.0),
+                         "timeout_s": deadline - time.monotonic()}, preload)
+                    with self._lock:
+                        self.job_s += time.perf_counter() - started
+                    per_trial[trial["id"]] = {**header, "arrays": arrays}
+            return "ok", per_trial
+
+        return one
+
+    def close(self, wait_s: float = 5.0) -> None:
+        """Stop the persistent workers (a no-op for batches)."""
+        if self.pool is not None:
+            self.pool.close(wait_s)
+
+    def _batch_fold(self, batches, folder: Path, deadline: float):
+        first = min(t["id"] for _, _, trials in batches for t in trials)
+        modules = []
+        for family, code, trials in batches:
+            path = folder / "code" / f"b{first}_{family}.py"  # only code: mounted read-only
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(code)
+            modules.append({"candidate_path": str(path), "trials": trials})
+        return lambda k: self._job(modules, k, folder / f"b{first}_f{k}", deadline)
 
     def _job(self, modules: list[dict], k: int, workdir: Path, deadline: float):
         workdir.mkdir(parents=True, exist_ok=True)
         timeout_s = max(1.0, deadline - time.monotonic())
         train, X = self.folds.paths(k)
         job = {"modules": modules, "train_path": str(train), "predict_path": str(X),
-               "target": self.target, "task_type": self.task_type, "seed": self.seed,
-               "n_jobs": 1, "deadline_s": max(0.5, timeout_s - 3.0)}
+               **self._job_spec(), "deadline_s": max(0.5, timeout_s - 3.0)}
         (workdir / "trial_job.json").write_text(json.dumps(job))
         started = time.perf_counter()
         result = self.sandbox.run(ExecJob(
@@ -180,19 +239,28 @@ class TrialRunner:
             disk_mb=self.disk_mb, read_paths=(train.parent, Path(modules[0]["candidate_path"])
                                               .parent),
             env={"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}))
-        self.jobs_run += 1
-        self.job_s += time.perf_counter() - started
+        with self._lock:
+            self.jobs_run += 1
+            self.job_s += time.perf_counter() - started
         per_trial: dict[int, dict] = {}
         log_path = workdir / "trials.json"
         if log_path.exists():
             rows = json.loads(log_path.read_text())
-            self.setup_s += rows[0].get("setup_s", 0.0)
+            with self._lock:
+                self.setup_s += rows[0].get("setup_s", 0.0)
             for row in rows[1:]:
+                if row.get("status") == "ok":
+                    try:
+                        with np.load(workdir / f"trial_{row['id']}.npz",
+                                     allow_pickle=False) as d:
+                            row["arrays"] = {key: d[key] for key in d.files}
+                    except Exception as exc:  # what the job wrote is untrusted
+                        row.update(status="error", error=f"unreadable predictions: {exc}")
                 per_trial[row["id"]] = row
         if not result.ok:
             log.info("search.job_failed", fold=k, status=result.status,
                      stderr=result.stderr[-300:])
-        return ("ok" if result.ok else result.status), per_trial, workdir
+        return ("ok" if result.ok else result.status), per_trial
 
     def _assemble(self, folds: dict[int, dict]) -> dict[str, np.ndarray]:
         """Out-of-fold predictions over every development row, classes aligned."""
@@ -237,12 +305,14 @@ class Search:
     def __init__(self, runner: TrialRunner, families: list[str],
                  code_for: Callable[[str], str], metric: str, seed: int, folder: Path,
                  n_rows: int, warm: list[tuple[str, dict]] | None = None,
-                 batch: int = BATCH, shares: tuple[float, ...] | None = None) -> None:
+                 batch: int = BATCH, shares: tuple[float, ...] | None = None,
+                 spaces: dict[str, dict] | None = None) -> None:
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         self.runner, self.code_for, self.folder = runner, code_for, folder
-        self.families = searchable(families)
+        self.spaces = SPACES if spaces is None else spaces
+        self.families = searchable(families, self.spaces)
         self.greater = get_metric(metric).greater_is_better
         self.batch = batch
         self.shares = shares or ((LOW_SHARE, 1.0) if n_rows >= HALVING_FROM_ROWS else (1.0,))
@@ -260,7 +330,7 @@ class Search:
         self.started = time.monotonic()
         for family, params in warm or []:
             if family in self.families:
-                self.study.enqueue_trial(as_distributions(family, params),
+                self.study.enqueue_trial(as_distributions(family, params, self.spaces),
                                          skip_if_exists=True)
 
     def _ask(self):
@@ -270,7 +340,7 @@ class Search:
         if family not in families:  # a dropped learner: tell Optuna it failed
             self.study.tell(trial, state=_states().FAIL)
             return None
-        return trial, family, suggest(trial, family)
+        return trial, family, suggest(trial, family, self.spaces)
 
     def bracket(self, deadline: float) -> list[TrialResult]:
         """One bracket: a batch at the lowest share, the best 1/ETA promoted to the next.
@@ -434,9 +504,11 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
                coder, prevalidator, deadline: float, folder: Path,
                n_winners: int = WINNERS, warm: bool = True, folds: Folds | None = None,
                workers: int = 2, portfolio: list[tuple[str, dict]] | None = None,
-               ) -> tuple[list[TrialResult], dict]:
+               plan: SearchPlan | None = None) -> tuple[list[TrialResult], dict]:
     """Search until `deadline` (time.monotonic()); the best trials (one per learner) and a
-    summary for the report. The trials' code is checked once per learner before any runs."""
+    summary for the report. `plan`: the learners and their spaces (by default the plan's
+    learners and the installed boosting ones, with the default spaces). The trials' code
+    is checked once per learner before any runs."""
     from pipesmith.agents.families import get_family
     from pipesmith.agents.prevalidator import blocking
     from pipesmith.agents.schemas import CandidateSpec
@@ -444,7 +516,9 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
     folder.mkdir(parents=True, exist_ok=True)
     codes: dict[str, str] = {}
     rejected: dict[str, str] = {}
-    for name in search_families(plan_families, inputs.task_type, profile.n_rows):
+    if plan is None:
+        plan = default_plan(search_families(plan_families, inputs.task_type, profile.n_rows))
+    for name in plan.families:
         family = get_family(inputs.task_type, name)
         spec = CandidateSpec(name=name, family=name, params=family.params,
                              scale=family.scale, encoding=family.encoding)
@@ -470,10 +544,15 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
                          metric=inputs.metric, seed=inputs.seed, memory_mb=inputs.memory_mb,
                          disk_mb=inputs.disk_mb, workers=workers)
     search = Search(runner, list(codes), codes.__getitem__, inputs.metric, inputs.seed,
-                    folder, profile.n_rows, warm=configs)
-    search.run(deadline)
+                    folder, profile.n_rows, warm=configs, spaces=plan.spaces)
+    try:
+        search.run(deadline)
+    finally:  # the workers' jobs end on their own: the budget does not wait for them
+        runner.close(wait_s=0.5)
     summary = {**search.summary(), "warm_start": source, "warm_configs": len(configs),
                "rejected": rejected, "job_s": round(runner.job_s, 2),
+               "space_source": plan.source, "spaces": plan.spaces,
+               "dropped_ranges": plan.dropped, "feature_ideas": plan.features,
                "per_trial_overhead_s": _overhead(search, runner)}
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
     return search.best(n_winners), summary

@@ -64,16 +64,25 @@ COST = {"ridge": 0.1, "logistic_regression": 0.3, "hist_gradient_boosting": 1.0,
         "catboost": 4.0}
 
 
-def searchable(families: list[str]) -> list[str]:
+def searchable(families: list[str], spaces: dict | None = None) -> list[str]:
     """The families that have a space, cheapest first."""
-    return sorted((f for f in families if f in SPACES), key=lambda f: COST.get(f, 5.0))
+    spaces = SPACES if spaces is None else spaces
+    return sorted((f for f in families if spaces.get(f)), key=lambda f: COST.get(f, 5.0))
 
 
-def suggest(trial, family: str) -> dict[str, Any]:
+def default_plan(families: list[str]):
+    """The offline search plan: the default spaces of the families that have one."""
+    from pipesmith.agents.schemas import SearchPlan
+
+    names = searchable(families)
+    return SearchPlan(families=names, spaces={f: dict(SPACES[f]) for f in names})
+
+
+def suggest(trial, family: str, spaces: dict | None = None) -> dict[str, Any]:
     """Hyperparameters for `family` from an Optuna trial (names prefixed by the family, so
     TPE keeps one model per family's parameters)."""
     params: dict[str, Any] = {}
-    for name, spec in SPACES[family].items():
+    for name, spec in (SPACES if spaces is None else spaces)[family].items():
         key = f"{family}.{name}"
         if spec[0] == "int":
             params[name] = trial.suggest_int(key, spec[1], spec[2], log=spec[3])
@@ -84,7 +93,9 @@ def suggest(trial, family: str) -> dict[str, Any]:
     return params
 
 
-def as_distributions(family: str, params: dict[str, Any]) -> dict[str, Any]:
+def as_distributions(family: str, params: dict[str, Any],
+                     spaces: dict | None = None) -> dict[str, Any]:
     """The trial parameters Optuna needs to enqueue a known configuration."""
+    space = (SPACES if spaces is None else spaces).get(family, {})
     return {"family": family, **{f"{family}.{k}": v for k, v in params.items()
-                                 if k in SPACES.get(family, {})}}
+                                 if k in space}}

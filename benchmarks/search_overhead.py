@@ -1,10 +1,14 @@
-"""Per-trial overhead of the search: N trials batched in one sandboxed worker per fold vs
-one fresh sandbox job (interpreter, imports, data loading) per trial, in one run.
+"""Per-trial overhead of the search, three ways, in one run: one fresh sandbox job
+(interpreter, imports, data loading) per trial; N trials batched in one job per fold; and
+the persistent worker (one sandboxed worker per fold, alive for the search, fed one trial
+at a time over the channel; its start-up counted once, as in a search).
 
-Both sides run the same trials (iris, 3 folds, logistic regression, LightGBM, TPE-free
-fixed parameters) through the same TrialRunner and local sandbox; the figure is
-(sandbox seconds - the trials' own fit seconds) / evaluations, i.e. what a trial pays
-beyond its fit. Interleaved (fresh, batched, fresh, batched, ...) so load hits both alike.
+All run the same trials (iris, 3 folds, logistic regression, LightGBM, TPE-free fixed
+parameters) through the same TrialRunner and local sandbox; the figure is (sandbox seconds
+- the trials' own fit seconds) / evaluations, i.e. what a trial pays beyond its fit. For
+the persistent worker also without its start-up (`persistent_steady`: what each further
+trial pays). Interleaved (fresh, batched, persistent, fresh, ...) so load hits all alike;
+the load average is logged with the figures.
 
     python benchmarks/search_overhead.py [--trials 8] [--repeats 3]
 """
@@ -38,23 +42,28 @@ def _trials(family: str, n: int, start: int) -> list[dict]:
     return [{"id": start + i, "params": grid[family](i), "share": 1.0} for i in range(n)]
 
 
-def measure(runner: TrialRunner, code: str, family: str, n: int, batched: bool,
+def measure(make_runner, code: str, family: str, n: int, mode: str,
             folder: Path, start: int) -> dict:
-    runner.jobs_run, runner.job_s = 0, 0.0
+    runner: TrialRunner = make_runner(mode == "persistent")
     trials = _trials(family, n, start)
     started = time.perf_counter()
     got: dict = {}
-    if batched:
-        got |= runner.run([(family, code, trials)], folder, time.monotonic() + 300)
-    else:
-        for trial in trials:
-            got |= runner.run([(family, code, [trial])], folder, time.monotonic() + 300)
+    try:
+        if mode == "batched":
+            got |= runner.run([(family, code, trials)], folder, time.monotonic() + 300)
+        else:  # fresh: a job per trial; persistent: the same worker for every trial
+            for trial in trials:
+                got |= runner.run([(family, code, [trial])], folder, time.monotonic() + 300)
+    finally:
+        runner.close()
     wall = time.perf_counter() - started
     ok = [g for g in got.values() if g["status"] == "ok"]
     fit = sum(g["fit_s"] for g in ok)
     evaluations = len(ok) * len(runner.folds.test_index)
+    startup = runner.pool.startup_s if runner.pool is not None else 0.0
     return {"wall_s": wall, "jobs": runner.jobs_run, "ok": len(ok),
-            "overhead_per_trial_s": (runner.job_s - fit) / max(1, evaluations)}
+            "overhead_per_trial_s": (runner.job_s - fit) / max(1, evaluations),
+            "steady_per_trial_s": (runner.job_s - startup - fit) / max(1, evaluations)}
 
 
 def main() -> None:
@@ -68,32 +77,44 @@ def main() -> None:
                                        settings=Settings(n_jobs=1, kb_dir=root / "kb"))
         profile = profile_table(frame, inputs.target, inputs.task_type)
         folds = make_folds(frame, inputs.target, inputs.task_type, 3, 0, root / "folds")
-        runner = TrialRunner(LocalSandbox(), folds, target=inputs.target,
-                             task_type=inputs.task_type, metric=inputs.metric, seed=0,
-                             memory_mb=4096, disk_mb=256, workers=1)
+        sandbox = LocalSandbox()
+
+        def make_runner(persistent: bool) -> TrialRunner:
+            return TrialRunner(sandbox, folds, target=inputs.target,
+                               task_type=inputs.task_type, metric=inputs.metric, seed=0,
+                               memory_mb=4096, disk_mb=256, workers=1, persistent=persistent)
         for family in ("logistic_regression", "lightgbm"):
             f = get_family(inputs.task_type, family)
             code = Coder().searchable(CandidateSpec(name=family, family=family,
                                                     params=f.params, scale=f.scale,
                                                     encoding=f.encoding), profile, inputs)
-            rows: dict[str, list[dict]] = {"fresh": [], "batched": []}
+            modes = ("fresh", "batched", "persistent")
+            rows: dict[str, list[dict]] = {mode: [] for mode in modes}
+            load_before = os.getloadavg()
             start = 0
             for r in range(args.repeats):
-                for mode in ("fresh", "batched"):
-                    rows[mode].append(measure(runner, code, family, args.trials,
-                                              mode == "batched", root / f"{family}_{mode}{r}",
-                                              start))
+                for mode in modes:
+                    rows[mode].append(measure(make_runner, code, family, args.trials, mode,
+                                              root / f"{family}_{mode}{r}", start))
                     start += args.trials
-            fresh = statistics.median(x["overhead_per_trial_s"] for x in rows["fresh"])
-            batched = statistics.median(x["overhead_per_trial_s"] for x in rows["batched"])
+
+            def median(mode: str, key: str, rows=rows) -> float:
+                return statistics.median(x[key] for x in rows[mode])
+
+            fresh = median("fresh", "overhead_per_trial_s")
+            figures = {f"{mode}_per_trial_s": round(median(mode, "overhead_per_trial_s"), 3)
+                       for mode in modes}
+            figures["persistent_steady_per_trial_s"] = round(
+                median("persistent", "steady_per_trial_s"), 3)
             log.info("search_overhead", family=family, trials=args.trials,
-                     repeats=args.repeats, fresh_job_per_trial_s=round(fresh, 3),
-                     batched_per_trial_s=round(batched, 3),
-                     ratio=round(fresh / max(batched, 1e-9), 1),
-                     fresh_wall_s=round(statistics.median(x["wall_s"] for x in rows["fresh"]), 2),
-                     batched_wall_s=round(statistics.median(x["wall_s"]
-                                                            for x in rows["batched"]), 2),
-                     load=" ".join(f"{v:.2f}" for v in os.getloadavg()))
+                     repeats=args.repeats, **figures,
+                     fresh_over_batched=round(fresh / max(figures["batched_per_trial_s"],
+                                                          1e-9), 1),
+                     fresh_over_persistent=round(fresh / max(
+                         figures["persistent_per_trial_s"], 1e-9), 1),
+                     **{f"{mode}_wall_s": round(median(mode, "wall_s"), 2) for mode in modes},
+                     load_before=" ".join(f"{v:.2f}" for v in load_before),
+                     load_after=" ".join(f"{v:.2f}" for v in os.getloadavg()))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from langgraph.types import Command
 
 from pipesmith.graph import nodes, routing
 from pipesmith.graph.approval import approve
+from pipesmith.graph.clock import OUTSIDE_NODES
 from pipesmith.graph.context import Deps
 from pipesmith.graph.state import PlainInput, RunInput, RunOutput, RunState
 from pipesmith.graph.topologies import Topology, get_topology
@@ -32,15 +33,22 @@ NODES: dict[str, Callable] = {
 
 def timed(name: str, node: Callable, default_context: Callable[[], Deps] | None = None
           ) -> Callable:
-    """Add the node's own wall time to the state's timings. default_context: the Deps to
-    use when the caller gave none (LangGraph server / Studio)."""
+    """Add the node's own wall time to the state's timings, and the time since the previous
+    node ended (graph/clock.py) when the run has a clock. default_context: the Deps to use
+    when the caller gave none (LangGraph server / Studio)."""
 
     def run(state, runtime):
         if default_context is not None and not isinstance(runtime.context, Deps):
             runtime = runtime.override(context=default_context())
         started = time.perf_counter()
+        clock = getattr(runtime.context, "clock", None)
         update = node(state, runtime)
-        timing = {"timings": {name: time.perf_counter() - started}}
+        ended = time.perf_counter()
+        seconds = {name: ended - started}
+        if clock is not None:  # start-up, checkpoints and routing since the last node
+            seconds[OUTSIDE_NODES] = clock.since_mark(started)
+            clock.set(ended)
+        timing = {"timings": seconds}
         if isinstance(update, Command):  # a node that routes itself (approve)
             return Command(update={**(update.update or {}), **timing}, goto=update.goto)
         return {**update, **timing}
@@ -116,6 +124,29 @@ def build_graph(topology: str = "full", checkpointer=None, *, approval: bool = F
         graph.add_edge("remember", END)
     else:
         graph.add_edge("report", END)
+    return graph.compile(checkpointer=checkpointer)
+
+
+REPAIR_LOOP = ("prevalidate", "execute", "diagnose", "repair")
+
+
+def build_repair_graph(checkpointer=None):
+    """The run graph's own diagnose -> repair loop, alone: the same nodes and the same routing
+    functions (bound to the `repair` topology), entered at pre-validation with the code to
+    repair as the state's `current` candidate (a build_pipeline module or a plain script).
+    Where the run graph would go on to draft, ensemble or report, this loop ends in `report`:
+    nodes.stop_repair, which says why it stopped. Used by `pipesmith repair`."""
+    spec = get_topology("repair")
+    graph = StateGraph(RunState, context_schema=Deps)
+    for name in REPAIR_LOOP:
+        graph.add_node(name, timed(name, NODES[name]))
+    graph.add_node("report", timed("report", nodes.stop_repair))
+    graph.add_edge(START, spec.checked)
+    for name in REPAIR_LOOP:
+        route, targets = ROUTES[name]
+        graph.add_conditional_edges(name, bound(route, spec),
+                                    [t for t in targets if t in (*REPAIR_LOOP, "report")])
+    graph.add_edge("report", END)
     return graph.compile(checkpointer=checkpointer)
 
 

@@ -11,6 +11,7 @@ from pipesmith.agents.ensembler import Ensembler
 from pipesmith.agents.executor import Executor
 from pipesmith.agents.planner import Planner
 from pipesmith.agents.prevalidator import Prevalidator
+from pipesmith.graph.clock import RunClock
 from pipesmith.knowledge_base.store import KnowledgeBase
 
 if TYPE_CHECKING:
@@ -30,3 +31,4 @@ class Deps:
     topology: str = "full"
     llm: LLMSession | None = None  # LLM mode: the ledger each node drains into the state
     settings: Settings | None = None  # what the setup node resolves plain input with
+    clock: RunClock | None = None  # the time outside nodes counts against the budget

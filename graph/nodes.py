@@ -1,4 +1,9 @@
-"""Thin node functions: read the state, call one agent, return an update."""
+"""Thin node functions: read the state, call one agent, return an update.
+
+A candidate is a build_pipeline module (the run's drafts, repairs and ensembles) or, in
+`pipesmith repair`'s loop (builder.build_repair_graph), a plain script the user brought: the
+same nodes check, run, diagnose and repair both.
+"""
 
 from __future__ import annotations
 
@@ -37,10 +42,15 @@ def attempt_dir(state: RunState, candidate: Candidate) -> Path:
     return Path(state["inputs"].out_dir) / "attempts" / f"{candidate.id}_{candidate.name}"
 
 
+def source_name(candidate: Candidate) -> str:
+    """The file the candidate runs as: candidate.py, or a script's own name."""
+    return Path(candidate.script).name if candidate.script else "candidate.py"
+
+
 def save_code(state: RunState, candidate: Candidate) -> None:
     folder = attempt_dir(state, candidate)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "candidate.py").write_text(candidate.code)
+    (folder / source_name(candidate)).write_text(candidate.code)
 
 
 def _new(state: RunState, candidate: Candidate | None, **extra) -> dict:
@@ -127,10 +137,13 @@ def accepts(function, parameter: str) -> bool:
 def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
     """Static checks, then a smoke run on a sample when the data is large enough for the
     sample to be cheaper than the full run."""
-    candidate, inputs, profile = state["current"], state["inputs"], state["profile"]
+    candidate, inputs, profile = state["current"], state["inputs"], state.get("profile")
     if candidate is None:  # nothing drafted (LLM budget spent); routing goes to the ensemble
         return {}
-    issues = runtime.context.prevalidator.check(candidate.code, profile.table_columns, profile)
+    checks = runtime.context.prevalidator
+    issues = checks.check_script(candidate.code, profile.table_columns if profile else None,
+                                 profile) if candidate.script is not None else \
+        checks.check(candidate.code, profile.table_columns, profile)
     for advisory in [i for i in issues if i.advisory]:
         log.info("prevalidate.advisory", candidate=candidate.id, line=advisory.line,
                  message=advisory.message)
@@ -142,7 +155,8 @@ def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
     if failing:
         return {"attempts": {candidate.id: Attempt(status="rejected", issues=failing,
                                                    **rejected)}}
-    wants_smoke = candidate.phase != "ensemble" and inputs.smoke_rows > 0 and \
+    wants_smoke = candidate.phase != "ensemble" and candidate.script is None and \
+        inputs.smoke_rows > 0 and \
         profile.n_rows > SMOKE_WHEN_ROWS_OVER * inputs.smoke_rows
     if not wants_smoke:
         return {}
@@ -160,9 +174,14 @@ def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
     """Predict the run's resources, size its limits from the bound (shrinking the model
-    first when the bound would not fit), run it, and judge what came back."""
+    first when the bound would not fit), run it, and judge what came back. A plain script
+    runs as it is: success is its exit 0."""
+    from pipesmith.graph.routing import run_time_left
+
+    if state["current"].script is not None:
+        return {"attempts": {state["current"].id: run_script(state, runtime)}}
     candidate, inputs, profile = state["current"], state["inputs"], state["profile"]
-    remaining = inputs.budget_s - elapsed_s(state)
+    remaining = run_time_left(state)
     kb = runtime.context.kb
     smoke = (state.get("smoke") or {}).get(candidate.id)
     prediction = predict_resources(profile, sized_from_code(candidate.spec, candidate.code),
@@ -209,6 +228,25 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
     return update
 
 
+def run_script(state: RunState, runtime: Runtime[Deps]) -> Attempt:
+    from pipesmith.graph.routing import run_time_left
+
+    candidate, inputs = state["current"], state["inputs"]
+    timeout = min(inputs.run_timeout_s, max(run_time_left(state), MIN_RUN_TIMEOUT_S))
+    workdir = attempt_dir(state, candidate)
+    result = runtime.context.executor.run_script(candidate, workdir, timeout, inputs.memory_mb,
+                                                 inputs.disk_mb)
+    return Attempt(
+        id=candidate.id, parent=candidate.parent, candidate=candidate.name,
+        phase=candidate.phase, status=result.status, script=True,
+        repair_action=candidate.repair_action, injected_fault=candidate.injected_fault,
+        memory_limit_mb=inputs.memory_mb, timeout_s=round(timeout, 1), wall_s=result.wall_s,
+        cpu_s=result.cpu_s, peak_mem_mb=result.peak_mem_mb, exit_code=result.exit_code,
+        workdir=str(workdir),
+        error_tail=(result.stderr + ("\n" + result.detail if result.detail else ""))[
+            -ERROR_TAIL_CHARS:])
+
+
 def diagnose(state: RunState, runtime: Runtime[Deps]) -> dict:
     candidate = state["current"]
     attempt = state["attempts"][candidate.id]
@@ -220,15 +258,17 @@ def diagnose(state: RunState, runtime: Runtime[Deps]) -> dict:
     else:
         result = ExecResult(status=attempt.status, exit_code=attempt.exit_code,
                             wall_s=attempt.wall_s, stderr=attempt.error_tail)
-        diagnosis = doctor.diagnose_result(result, candidate.code)
+        diagnosis = doctor.diagnose_result(result, candidate.code,
+                                           source_name=source_name(candidate))
     updated = attempt.model_copy(update={"diagnosis": diagnosis})
     return {"attempts": {candidate.id: updated}, **llm_spent(runtime)}
 
 
 def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
     """Reformulate the failure with its context (or, with raw feedback, hand over the
-    traceback as it is), then ask the coder for a repair."""
-    failed, attempts, profile = state["current"], state["attempts"], state["profile"]
+    traceback as it is), then ask the coder for a repair. A module sees the data's features,
+    a plain script the whole table (target included); a script brought without data, none."""
+    failed, attempts, profile = state["current"], state["attempts"], state.get("profile")
     topology = get_topology(runtime.context.topology)
     update: dict = {}
     diagnosis = attempts[failed.id].diagnosis
@@ -239,16 +279,29 @@ def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
                 update={"diagnosis": diagnosis})}
             attempts = {**attempts, **update["attempts"]}
     chain = lineage(state, failed.id)
+    columns = [] if profile is None else profile.table_columns if failed.script is not None \
+        else [c.name for c in profile.columns]
     request = repair_request(
         chain, {c.id: attempts[c.id].diagnosis for c in chain}, diagnosis,
-        columns=[c.name for c in profile.columns], leaky_columns=profile.leak_suspects,
+        columns=columns, leaky_columns=profile.leak_suspects if profile else [],
         kb=runtime.context.kb, with_context=topology.reformulate)
     repaired = runtime.context.coder.repair(
-        next_candidate_id(state), request, profile, state["inputs"])
+        next_candidate_id(state), request, profile,
+        state["inputs"] if profile is not None else None)
+    if repaired is not None and failed.script is not None:  # a script's repair stays one
+        repaired = repaired.model_copy(update={"script": failed.script})
     return _new(state, repaired, **update, **llm_spent(runtime))
 
 
-MIN_SEARCH_S = 6.0  # less than this is not worth starting the trial workers
+def stop_repair(state: RunState, runtime: Runtime[Deps]) -> dict:
+    """The end of `pipesmith repair`'s loop: why it stopped, in words."""
+    from pipesmith.graph.routing import why_stopped
+
+    return {"stop_reason": why_stopped(state)}
+
+
+MIN_SEARCH_S = 6.0  # less than this is not worth starting the trial workers, ...
+SEARCH_STARTS = 3.0  # ... nor less than this many times the slowest fold job so far
 
 
 def search(state: RunState, runtime: Runtime[Deps]) -> dict:
@@ -258,7 +311,8 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
 
     from pipesmith.agents.families import get_family
     from pipesmith.agents.schemas import CandidateSpec, Plan
-    from pipesmith.agents.search import WINNERS, run_search
+    from pipesmith.agents.search import WINNERS, run_search, search_families
+    from pipesmith.agents.search_space import default_plan
     from pipesmith.graph.routing import reserve_s
 
     inputs, profile, plan_ = state["inputs"], state["profile"], state["plan"]
@@ -267,23 +321,35 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     seconds = inputs.search_share * left
     if inputs.search_share <= 0:
         return {"search": {"skipped": "turned off (search_share 0)"}}
-    if seconds < MIN_SEARCH_S:
-        return {"search": {"skipped": f"{seconds:.1f} s left for the search"}}
+    # the trial workers start like fold jobs (a few at a time), then the trials need time
+    folds = [a.fold_wall_s for a in (state.get("attempts") or {}).values() if a.succeeded]
+    needed = max(MIN_SEARCH_S, SEARCH_STARTS * max(folds, default=0.0))
+    if seconds < needed:
+        return {"search": {"skipped": f"{seconds:.1f} s left for the search, "
+                                      f"{needed:.1f} s needed to start its workers"}}
     # What one candidate run has cost so far: how many winners the rest of the time runs.
     runs = [a.wall_s + a.smoke_s for a in (state.get("attempts") or {}).values()
             if a.succeeded]
     per_run = max(1.0, sum(runs) / max(1, len(runs)))
     n_winners = max(1, min(WINNERS, int((left - seconds) / per_run)))
     coder = getattr(runtime.context.coder, "offline", runtime.context.coder)
+    # the learners and their spaces: the defaults offline; in LLM mode, the model's
+    # proposal, checked against the installed estimators
+    deadline = time.monotonic() + seconds  # the model's proposal is part of the search
+    plan_families = [c.family for c in plan_.candidates]
+    defaults = search_families(plan_families, inputs.task_type, profile.n_rows)
+    propose = getattr(runtime.context.planner, "search_plan", None)
+    search_plan = propose(inputs, profile, defaults) if propose else default_plan(defaults)
     winners, summary = run_search(
         sandbox=runtime.context.executor.sandbox, inputs=inputs, profile=profile,
-        plan_families=[c.family for c in plan_.candidates],
+        plan_families=plan_families, plan=search_plan,
         past_runs=state.get("past_runs") or [], coder=coder,
         prevalidator=runtime.context.prevalidator,
-        deadline=time.monotonic() + seconds,
+        deadline=deadline,
         folder=Path(inputs.out_dir) / "search", n_winners=n_winners,
         warm=get_topology(runtime.context.topology).warm_start,
-        portfolio=[(c.family, c.params) for c in plan_.candidates[done:]])
+        portfolio=[(c.family, c.params) for c in plan_.candidates[done:]],
+        workers=max(1, min(2, inputs.n_jobs)))  # no more trial processes than the allowance
     specs = []
     for result in winners:
         family = get_family(inputs.task_type, result.family)
@@ -296,7 +362,7 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     # win (they were the search's first trials too), drafted while time is left.
     rest = [c for c in plan_.candidates[done:] if c.family not in {s.family for s in specs}]
     notes = [*plan_.notes, f"search: {summary['trials']} trials, {len(specs)} winners"]
-    return {"search": summary,
+    return {"search": summary, **llm_spent(runtime),
             "plan": Plan(candidates=[*plan_.candidates[:done], *specs, *rest], notes=notes)}
 
 
@@ -311,9 +377,15 @@ def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
     from pipesmith.graph.routing import reserve_s
 
     by_id = state.get("attempts") or {}
-    cost = sum(by_id[m].wall_s for m, w in zip(proposal.members, proposal.weights,
-                                               strict=False) if w > 0 and m in by_id)
+    members = [by_id[m] for m, w in zip(proposal.members, proposal.weights, strict=False)
+               if w > 0 and m in by_id]
+    cost = sum(m.wall_s for m in members)
     cost *= 1 + STACK_FOLDS if proposal.strategy == "stacking" else 1
+    # its refit fits every member: beyond the reserve, which holds one member's refit
+    from pipesmith.graph.routing import REFIT_SLACK
+
+    cost += REFIT_SLACK * (sum(m.fold_wall_s for m in members)
+                           - max((m.fold_wall_s for m in members), default=0.0))
     left = state["inputs"].budget_s - reserve_s(state) - elapsed_s(state)
     if cost > left:
         return {"proposal": proposal.model_copy(update={"skipped": True}), "current": None}

@@ -89,6 +89,7 @@ class RunState(TypedDict, total=False):
     refit: RefitOutcome | None  # the chosen pipeline refit and scored on the test part
     timings: Annotated[dict[str, float], add_times]
     report_path: str | None
+    stop_reason: str  # `pipesmith repair`: why its loop stopped, in words
     llm_usage: Annotated[dict[str, dict], add_usage]  # tokens, cost, calls per node
     llm_events: Annotated[list[dict], operator.add]  # format errors, fallbacks, budget stops
 

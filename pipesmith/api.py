@@ -7,6 +7,7 @@ import json
 import os
 import secrets
 import sqlite3
+import time
 from collections.abc import Callable
 from contextlib import closing
 from datetime import datetime
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
+from pipesmith import run_lock
 from pipesmith.agents.backends import check_backend
 from pipesmith.datasets import (
     Table,
@@ -140,7 +142,12 @@ def _load(dataset: str | None, data: str | Path | None, target: str | None) -> T
 
 
 def _resolve(table: Table, task: str | None, metric: str | None, settings: Settings,
-             budget_s: float, seed: int, out: Path, run_id: str, task_text: str | None):
+             budget_s: float, seed: int, out: Path, run_id: str, task_text: str | None,
+             test_part: bool = True):
+    """The run's inputs and its tables. test_part=False (`pipesmith repair`, which refits
+    nothing and scores no test part): every row is development, and nothing is split off."""
+    import numpy as np
+
     from pipesmith.agents.schemas import RunInputs
 
     inferred = []
@@ -157,14 +164,16 @@ def _resolve(table: Table, task: str | None, metric: str | None, settings: Setti
     if budget_s <= 0:
         raise InputError("--budget must be a positive number of seconds")
     frame = prepare(table, task)
-    dev_rows, test_rows = split_positions(frame, target, task, seed, settings.test_size)
+    dev_rows, test_rows = split_positions(frame, target, task, seed, settings.test_size) \
+        if test_part else (np.arange(len(frame)), np.arange(0))
     dev_targets = frame[target].iloc[dev_rows] if target else None
     min_class = int(dev_targets.value_counts().min()) if task == "classification" else None
     inputs = RunInputs(
         run_id=run_id,
         task_text=task_text or f"{task} of {target or 'clusters'} on {table.source}",
         dataset=table.source, data_path=str((out / DEV_FILE).resolve()),
-        test_path=str((out / TEST_FOLDER / TEST_FILE).resolve()), target=target,
+        test_path=str((out / TEST_FOLDER / TEST_FILE).resolve()) if test_part else "",
+        target=target,
         task_type=task, metric=metric, inferred=inferred, budget_s=budget_s, seed=seed,
         out_dir=str(out.resolve()), max_candidates=candidate_cap(settings),
         max_repair_rounds=settings.max_repair_rounds, run_timeout_s=settings.run_timeout_s,
@@ -284,12 +293,14 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
         budget_s: float | None = None, seed: int | None = None, out: str | Path | None = None,
         llm: str | None = None, task_text: str | None = None, settings: Settings | None = None,
         deps=None, on_event: Event | None = None) -> Report:
-    """Run the whole graph on a dataset; bad input raises InputError before anything is written."""
+    """Run the whole graph on a dataset; bad input raises InputError before anything is written.
+    The budget's clock starts here: preparing the data counts."""
+    started = time.perf_counter()
     out, inputs, settings = start_run(
         dataset=dataset, data=data, target=target, task=task, metric=metric,
         budget_s=budget_s, seed=seed, out=out, llm=llm, task_text=task_text, settings=settings,
         deps=deps)
-    return _drive(out, {"inputs": inputs}, settings, deps, on_event)
+    return _drive(out, {"inputs": inputs}, settings, deps, on_event, started)
 
 
 def _from_words(table: Table, task_text: str | None, task, metric, budget_s, drops, families):
@@ -352,12 +363,15 @@ def start_run(*, dataset: str | None = None, data: str | Path | None = None,
                                        "families": list(families or [])})
     _sandbox(settings, deps)  # without bubblewrap: refused here, before anything is written
     _make_dirs(out)
-    tables.write(out)
-    write_schema(out, tables.frame, inputs.target, inputs.task_type)
-    (out / "run.json").write_text(json.dumps({
-        "inputs": inputs.model_dump(),
-        "settings": json.loads(settings.model_dump_json()),
-    }, indent=2))
+    with run_lock.held(out):  # another run given the same --out at the same moment stops here
+        if run_lock.others(out):
+            raise InputError(f"output directory {out} is not empty")
+        tables.write(out)
+        write_schema(out, tables.frame, inputs.target, inputs.task_type)
+        (out / "run.json").write_text(json.dumps({
+            "inputs": inputs.model_dump(),
+            "settings": json.loads(settings.model_dump_json()),
+        }, indent=2))
     log.info("run.start", run_id=run_id, out=str(out))
     return out, inputs, settings
 
@@ -375,20 +389,25 @@ def resume(run_dir: str | Path, *, deps=None, on_event: Event | None = None) -> 
     return _drive(run_dir, None, settings, deps, on_event)
 
 
-def _drive(out: Path, graph_input, settings: Settings, deps, on_event: Event | None) -> Report:
-    result = advance(out, graph_input, settings=settings, deps=deps, on_event=on_event)
+def _drive(out: Path, graph_input, settings: Settings, deps, on_event: Event | None,
+           started: float | None = None) -> Report:
+    result = advance(out, graph_input, settings=settings, deps=deps, on_event=on_event,
+                     started=started)
     if not isinstance(result, Report):
         raise RuntimeError(f"the run is waiting for its plan to be approved: {out}")
     return result
 
 
 def advance(out: Path, graph_input, *, settings: Settings | None = None, deps=None,
-            on_event: Event | None = None) -> Report | dict:
+            on_event: Event | None = None, started: float | None = None) -> Report | dict:
     """Run the graph of the run in `out` until it ends (the Report) or stops for plan
     approval (the plan, as the interrupt's payload: graph/approval.py).
     graph_input: {"inputs": ..., "approve_plan": bool} to start, None to resume after an
     interruption, or Command(resume=answer) to answer the plan.
-    Whatever the sandbox creates is tagged with the run; SIGTERM stops it like Ctrl-C."""
+    Whatever the sandbox creates is tagged with the run; SIGTERM stops it like Ctrl-C.
+    started: time.perf_counter() when the person asked (default: now); the time until the
+    first node and between nodes counts against the budget (graph/clock.py)."""
+    from pipesmith.graph.clock import RunClock
     from pipesmith.sandbox.local import stop_all
     from pipesmith.sandbox.owner import run_scope
     from pipesmith.signals import sigterm_as_interrupt
@@ -396,8 +415,10 @@ def advance(out: Path, graph_input, *, settings: Settings | None = None, deps=No
     saved = json.loads((out / "run.json").read_text())
     settings = settings or Settings(**saved["settings"])
     deps = deps or default_deps(settings, sandbox=_sandbox(settings, None))
+    if hasattr(deps, "clock"):  # afresh on each drive: a wait for approval is not counted
+        deps.clock = RunClock(started)
     run_id = saved["inputs"]["run_id"]
-    with run_scope(run_id), sigterm_as_interrupt():
+    with run_lock.held(out), run_scope(run_id), sigterm_as_interrupt():
         try:
             return _stream(out, run_id, graph_input, deps, on_event)
         except KeyboardInterrupt as exc:
@@ -480,8 +501,11 @@ def _ensure_remembered(deps, state) -> None:
 def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | None = None,
            target: str | None = None, task: str | None = None, metric: str | None = None,
            rounds: int = 3, out: str | Path | None = None, seed: int = 0,
-           settings: Settings | None = None, sandbox=None, on_event: Event | None = None):
-    """Diagnose and repair a user's module or script; returns the RepairReport."""
+           settings: Settings | None = None, sandbox=None, on_event: Event | None = None,
+           budget_s: float | None = None):
+    """Diagnose and repair a user's module or script with the graph's repair loop; returns
+    the RepairReport. budget_s: seconds the loop may spend (default: every round may run to
+    its time limit)."""
     from pipesmith.repair_file import repair_file
 
     settings = settings or Settings()
@@ -489,6 +513,8 @@ def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | N
     read_source(file)
     if rounds < 0:
         raise InputError("--rounds must be 0 or more")
+    if budget_s is not None and budget_s <= 0:
+        raise InputError("--budget must be a positive number of seconds")
     table = None if dataset is None and data is None else _load(dataset, data, target)
     run_id = new_run_id(file.stem)
     out = Path(out) if out is not None else settings.runs_dir / f"repair-{run_id}"
@@ -496,7 +522,7 @@ def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | N
     inputs = tables = None
     if table is not None:
         inputs, tables = _resolve(table, task, metric, settings, settings.budget_s, seed, out,
-                                  run_id, f"repair {file.name}")
+                                  run_id, f"repair {file.name}", test_part=False)
     sandbox = sandbox or _sandbox(settings, None)
     _make_dirs(out)
     if tables is not None:
@@ -510,7 +536,8 @@ def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | N
         except OSError as exc:
             log.warning("kb.unavailable", path=str(settings.kb_dir), error=str(exc)[:200])
     return repair_file(file.resolve(), out.resolve(), rounds, sandbox, inputs,
-                       timeout_s=settings.run_timeout_s, on_event=on_event, kb=kb)
+                       timeout_s=settings.run_timeout_s, on_event=on_event, kb=kb,
+                       budget_s=budget_s)
 
 
 def validate(file: str | Path, *, dataset: str | None = None, data: str | Path | None = None,

@@ -38,11 +38,19 @@ def main(
     and handles SIGTERM like Ctrl-C."""
     from pipesmith import signals
     from pipesmith.logs import configure_logging
+    from pipesmith.sandbox.container_sweep import safe_sweep_containers
     from pipesmith.sandbox.owner import safe_sweep
+    from pipesmith.settings import Settings
 
     configure_logging(json_logs=log_json, level=log_level)
     signals.install()
-    ctx.obj = {"sweep": safe_sweep()}
+    swept = safe_sweep()
+    try:
+        docker_host = Settings().docker_host
+    except Exception:  # a bad setting is reported by the command that uses it
+        docker_host = None
+    safe_sweep_containers(docker_host, swept)  # only where an engine is configured
+    ctx.obj = {"sweep": swept}
 
 
 def _sandbox_override(sandbox: str | None) -> dict:
@@ -108,6 +116,9 @@ def _exit_now(status: int, progress) -> None:
             thread.join(max(0.0, deadline - time.monotonic()))
     if progress:
         progress.close()
+    from pipesmith.sandbox.bwrap import remove_etc_copy
+
+    remove_etc_copy()  # atexit does not run after os._exit
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status)
@@ -178,7 +189,7 @@ def run(
     fault_rate: Annotated[float, typer.Option(help="Inject a realistic fault into this share of drafts (0-1), to measure the repair loop.")] = 0.0,
     fault_model: Annotated[str, typer.Option(help="drafts, or every_generation: repairs and redrafts carry faults at the same rate.")] = "drafts",
     test_size: Annotated[float | None, typer.Option(help="Share of rows kept as the untouched test part (stratified for classification) [default: 0.2].")] = None,
-    topology: Annotated[str, typer.Option(help="Graph variant: full, single-pass, self-repair, fdicr, automl-pipeline, sage-loop (see `pipesmith topologies`).")] = "full",
+    topology: Annotated[str, typer.Option(help="Graph variant: full, single-pass, self-repair, fdicr, automl-pipeline, sage-loop, or an ablation of full (see `pipesmith topologies`).")] = "full",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
     backend: Annotated[str | None, typer.Option(help="Model library: sklearn, torch, tensorflow, or auto (adds a neural network where the data suits one and the library is installed) [default: sklearn].")] = None,
     mlflow_dir: Annotated[Path | None, typer.Option(help="Also log the run (params, metrics, attempts, model) to a local MLflow file store in this folder (the mlflow extra).")] = None,
@@ -249,12 +260,14 @@ def repair(
     target: Annotated[str | None, typer.Option(help="Target column (with --data).")] = None,
     task: Annotated[str | None, typer.Option(help="classification, regression or clustering (inferred if omitted).")] = None,
     rounds: Annotated[int, typer.Option(help="Repair rounds at most.")] = 3,
+    budget: Annotated[float | None, typer.Option(help="Seconds the loop may spend in all [default: every round may run to its time limit].")] = None,
     out: Annotated[Path | None, typer.Option(help="Output directory [default: runs/repair-<id>].")] = None,
     kb: Annotated[Path | None, typer.Option(help="Knowledge base whose past fixes go first, and which records these repairs.")] = None,
     no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
     sandbox: Annotated[str | None, typer.Option(help=SANDBOX_HELP)] = None,
 ) -> None:
-    """Run FILE in the sandbox, diagnose each failure and patch it, up to --rounds times.
+    """Run FILE in the sandbox, diagnose each failure and patch it, up to --rounds times:
+    the run graph's own diagnose-repair loop. Says why it stopped.
 
     A module is scored by the harness on the data; a script succeeds when it exits 0.
     Writes the repaired file, a unified diff and report.json to --out. Exit 0 when the
@@ -275,7 +288,8 @@ def repair(
     try:
         with exits_on_signal():
             report = repair_code(file, dataset=dataset, data=data, target=target, task=task,
-                                 rounds=rounds, out=out, settings=settings, on_event=show)
+                                 rounds=rounds, out=out, settings=settings, on_event=show,
+                                 budget_s=budget)
     except InputError as exc:
         _bad_input(exc)
     where = report.repaired_file or "unchanged"

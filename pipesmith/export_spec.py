@@ -13,7 +13,7 @@ import yaml
 from pipesmith.run_source import RunSource
 
 API_VERSION = "pipesmith.dev/v1"
-DROPPED_KINDS = ("id", "constant", "datetime", "text")
+DROPPED_KINDS = ("id", "constant", "text")  # dates are features (DateFeatures)
 
 
 def schema() -> dict:

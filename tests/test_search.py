@@ -58,7 +58,8 @@ def test_successive_halving_promotes_the_best_third(iris, sandbox, tmp_path):
                         shares=(0.5, 1.0))
     finished = search.bracket(time.monotonic() + 120)
     states = [t.state for t in search.study.trials]
-    assert len(finished) == 1 and states.count(TrialState.PRUNED) == 2
+    records = [r.record() for r in search.results]
+    assert len(finished) == 1 and states.count(TrialState.PRUNED) == 2, records
     assert states.count(TrialState.COMPLETE) == 1
     low = [r for r in search.results if r.share == 0.5]
     assert finished[0].number == max(low, key=lambda r: r.score).number

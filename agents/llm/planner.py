@@ -12,7 +12,14 @@ from pipesmith.agents.llm.gateway import FormatError, Gateway, LLMError
 from pipesmith.agents.llm.ledger import BudgetExhausted, Ledger
 from pipesmith.agents.llm.schemas import PlanProposal
 from pipesmith.agents.planner import Planner, allowed
-from pipesmith.agents.schemas import CandidateSpec, DataProfile, PastRun, Plan, RunInputs
+from pipesmith.agents.schemas import (
+    CandidateSpec,
+    DataProfile,
+    PastRun,
+    Plan,
+    RunInputs,
+    SearchPlan,
+)
 
 NODE = "plan"
 
@@ -69,6 +76,15 @@ class LLMPlanner:
                 raise
             self.ledger.event(NODE, "fallback", str(exc))
             return self._offline(inputs, profile, past_runs, str(exc))
+
+    def search_plan(self, inputs: RunInputs, profile: DataProfile,
+                    families: list[str]) -> SearchPlan:
+        """The model's learners, ranges and feature ideas for the search, checked against
+        the installed estimators (agents/llm/spaces.py)."""
+        from pipesmith.agents.llm.spaces import propose_search
+
+        return propose_search(self.gateway, self.ledger, inputs, profile, families,
+                              self.fallback)
 
     def _offline(self, inputs, profile, past_runs, why: str) -> Plan:
         made = self.offline.plan(inputs, profile, past_runs)

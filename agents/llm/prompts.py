@@ -8,7 +8,8 @@ from importlib import resources
 from string import Template
 
 TEMPLATE_NAMES = ("system.md", "plan.md", "draft.md", "repair.md", "explain.md",
-                  "format_error.md", "read_request.md", "answer.md")
+                  "format_error.md", "read_request.md", "answer.md",
+                  "search_space.md")
 
 
 @cache

@@ -41,3 +41,35 @@ class RequestReading(BaseModel):
     budget_s: float | None = None
     drop_columns: list[str] = Field(default_factory=list)
     families: list[str] = Field(default_factory=list)
+
+
+class ProposedRange(BaseModel):
+    """One hyperparameter's range: int/float between low and high (log scale or not), or
+    categorical choices."""
+
+    name: str
+    kind: Literal["int", "float", "cat"]
+    low: float | None = None
+    high: float | None = None
+    log: bool = False
+    choices: list[str | int | float | bool | None] = Field(default_factory=list)
+
+
+class ProposedSpace(BaseModel):
+    family: str
+    ranges: list[ProposedRange]
+    rationale: str = ""
+
+
+class FeatureIdea(BaseModel):
+    name: str
+    description: str
+    columns: list[str] = Field(default_factory=list)
+
+
+class SearchProposal(BaseModel):
+    """The planner's answer about the search: learners with their ranges, feature ideas."""
+
+    families: list[ProposedSpace]
+    features: list[FeatureIdea] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)

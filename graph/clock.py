@@ -1,0 +1,26 @@
+"""The run's wall clock between nodes: what the budget counts besides the nodes' own time.
+
+`elapsed_s(state)` sums the seconds recorded per node (so a resumed run does not count the
+time it lay stopped). Time outside the nodes is real time the person waits for too: the
+start-up before the first node (the data preparation, the agents, the graph), checkpoint
+writes and routing between nodes. `timed` (graph/builder.py) records it under
+OUTSIDE_NODES from the run's clock, which `api.advance` starts afresh each time it drives
+the graph (so the wait for a plan's approval is never counted).
+"""
+
+from __future__ import annotations
+
+import time
+
+OUTSIDE_NODES = "outside nodes"
+
+
+class RunClock:
+    def __init__(self, started: float | None = None) -> None:
+        self.mark = time.perf_counter() if started is None else started
+
+    def since_mark(self, now: float) -> float:
+        return max(0.0, now - self.mark)
+
+    def set(self, now: float) -> None:
+        self.mark = now
