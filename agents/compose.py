@@ -77,16 +77,20 @@ def prefixed(code: str, prefix: str) -> tuple[list[str], str]:
 
 
 def compose_module(members: list[tuple[str, str]], strategy: str, weights: list[float],
-                   task_type: str, n_clusters: int = 2) -> str:
+                   task_type: str, n_clusters: int = 2,
+                   class_weights: dict[str, float] | None = None) -> str:
     """One module from (member id, code) pairs: `single` returns the heaviest member's code
     as it is; `caruana` a weighted vote; `stacking` a level-2 model over the members;
     `consensus` (clustering) a consensus clustering of the members' labels into
-    `n_clusters`."""
-    if strategy == "single":
-        return members[max(range(len(members)), key=lambda i: weights[i])][1]
+    `n_clusters`. With `class_weights` the result decides by class-weighted probabilities
+    (pipesmith.estimators.ClassWeightedClassifier)."""
+    heaviest = max(range(len(members)), key=lambda i: weights[i])
+    if strategy == "single" and not class_weights:
+        return members[heaviest][1]
     kept = [(m, w) for m, w in zip(members, weights, strict=True) if w > 0] \
         if strategy == "caruana" else list(zip(members, weights, strict=True)) \
-        if strategy == "stacking" else [(m, 1.0) for m in members]
+        if strategy == "stacking" else [(members[heaviest], 1.0)] \
+        if strategy == "single" else [(m, 1.0) for m in members]
     futures: set[str] = set()
     parts, entries = [], []
     for index, ((member_id, code), _) in enumerate(kept, start=1):
@@ -96,7 +100,9 @@ def compose_module(members: list[tuple[str, str]], strategy: str, weights: list[
                      + body)
         entries.append(f'("{member_id}", m{index}_build_pipeline(task))')
     members_list = "[" + ", ".join(entries) + "]"
-    if strategy == "consensus":
+    if strategy == "single":
+        imports, body = "", "    return m1_build_pipeline(task)"
+    elif strategy == "consensus":
         from importlib import resources
 
         support = resources.files("pipesmith.agents").joinpath(
@@ -118,6 +124,11 @@ def compose_module(members: list[tuple[str, str]], strategy: str, weights: list[
                    f"from sklearn.linear_model import {l2_cls}")
         body = (f"    return {cls}({members_list}, final_estimator={l2}, "
                 f"cv={STACK_FOLDS}{method})")
+    if class_weights:
+        imports = (imports + "\n" if imports else "") + \
+            "from pipesmith.estimators import ClassWeightedClassifier"
+        body = (f"    return ClassWeightedClassifier({body.removeprefix('    return ')}, "
+                f"class_weights={dict(class_weights)!r})")
     header = '"""pipesmith ensemble ({}) of attempts {}: each member is the exact code that ' \
              'was scored."""'.format(strategy, ", ".join(m for (m, _), _ in kept))
     return "\n\n".join([header, *sorted(futures), imports, *parts,

@@ -7,6 +7,10 @@ split into folds, each strategy is fitted on the other folds' rows and predicts 
 out ones, and the strategy whose held-out predictions score best wins. No strategy is ever
 judged on the rows it was fitted on. Ties go to the simpler strategy.
 
+For metrics that weigh every class alike, each strategy also competes with class-weighted
+decisions (agents/decision.py): the weights are fitted on the same rows as the strategy and
+judged on the held-out ones, so they are kept only when they help on unseen rows.
+
 Inputs are arrays, not files: `preds` is (members, rows) for regression, or
 (members, rows, classes) of class probabilities for classification, with one `classes`
 order shared by all members.
@@ -19,10 +23,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pipesmith.agents import decision
+
 STRATEGIES = ("single", "caruana", "stacking")  # simplest first: ties go to the first
 CARUANA_ROUNDS = 25
 NESTED_FOLDS = 5
 TIE_TOLERANCE = 1e-9
+WEIGHTED = "+class_weights"  # the suffix of a strategy with class-weighted decisions
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,7 @@ class Choice:
     weights: list[float]  # per member, in the order given
     nested_scores: dict[str, float] = field(default_factory=dict)  # held-out score each
     fit_scores: dict[str, float] = field(default_factory=dict)  # on the rows fitted (info)
+    class_weights: list[float] | None = None  # per class (scorer.classes order), if chosen
 
 
 def combine(preds: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -158,35 +166,63 @@ def _folds(y: np.ndarray, task_type: str, n_folds: int, seed: int):
     return KFold(n_folds, shuffle=True, random_state=seed).split(y)
 
 
+def weighted(proba: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Probabilities reweighted per class and renormalised: their argmax is the decision."""
+    scaled = proba * weights
+    return scaled / np.clip(scaled.sum(axis=1, keepdims=True), 1e-300, None)
+
+
+def class_codes(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    index = {c: i for i, c in enumerate(classes.tolist())}
+    return np.array([index[c] for c in y.tolist()], dtype=int)
+
+
 def nested_scores(preds: np.ndarray, y: np.ndarray, scorer: Scorer, seed: int = 0,
                   n_folds: int = NESTED_FOLDS,
-                  strategies: tuple[str, ...] = STRATEGIES) -> dict[str, float]:
+                  strategies: tuple[str, ...] = STRATEGIES,
+                  tune_metric: str | None = None) -> dict[str, float]:
     """Each strategy's score on rows it was not fitted on: fitted on the other folds' rows,
-    predicting the held-out fold, the held-out predictions pooled and scored once."""
+    predicting the held-out fold, the held-out predictions pooled and scored once. With
+    `tune_metric`, also each strategy with class weights fitted on the same rows."""
     n_folds = max(2, min(n_folds, len(y) // 10 or 2))
-    held_out = {s: np.zeros(preds.shape[1:]) for s in strategies}
+    names = [*strategies, *(s + WEIGHTED for s in strategies if tune_metric)]
+    held_out = {s: np.zeros(preds.shape[1:]) for s in names}
+    codes = class_codes(y, scorer.classes) if tune_metric else None
     for train, test in _folds(y, scorer.task_type, n_folds, seed):
         for strategy in strategies:
             fitted = fit_strategy(strategy, preds[:, train], y[train], scorer, seed)
             held_out[strategy][test] = predict_strategy(fitted, preds[:, test], scorer)
-    return {s: scorer(y, held_out[s]) for s in strategies}
+            if tune_metric:
+                w = decision.fit_weights(
+                    tune_metric, predict_strategy(fitted, preds[:, train], scorer),
+                    codes[train])
+                held_out[strategy + WEIGHTED][test] = weighted(held_out[strategy][test], w)
+    return {s: scorer(y, held_out[s]) for s in names}
 
 
 def choose(preds: np.ndarray, y: np.ndarray, scorer: Scorer, seed: int = 0,
-           n_folds: int = NESTED_FOLDS) -> Choice:
-    """The strategy with the best nested cross-validated score (ties: the simpler one),
-    then refitted on all the out-of-fold rows for its weights."""
+           n_folds: int = NESTED_FOLDS, tune_metric: str | None = None) -> Choice:
+    """The strategy with the best nested cross-validated score (ties: the simpler one, and
+    plain decisions before class-weighted ones), then refitted on all the out-of-fold rows
+    for its weights."""
     strategies = STRATEGIES if len(preds) > 1 else ("single",)
-    scores = nested_scores(preds, y, scorer, seed, n_folds, strategies)
-    winner = strategies[0]
-    for strategy in strategies[1:]:
-        if scorer.better(scores[strategy], scores[winner]):
-            winner = strategy
-    fitted = fit_strategy(winner, preds, y, scorer, seed)
+    scores = nested_scores(preds, y, scorer, seed, n_folds, strategies, tune_metric)
+    winner = next(iter(scores))
+    for name, score in scores.items():
+        if scorer.better(score, scores[winner]):
+            winner = name
+    strategy = winner.removesuffix(WEIGHTED)
+    fitted = fit_strategy(strategy, preds, y, scorer, seed)
+    combined = predict_strategy(fitted, preds, scorer)
+    class_weights = None
+    if winner.endswith(WEIGHTED):
+        w = decision.fit_weights(tune_metric, combined, class_codes(y, scorer.classes))
+        if not np.all(w == 1.0):
+            class_weights, combined = [float(v) for v in w], weighted(combined, w)
     return Choice(
-        strategy=winner, weights=[float(w) for w in fitted.weights],
+        strategy=strategy, weights=[float(w) for w in fitted.weights],
         nested_scores={s: round(v, 6) for s, v in scores.items()},
-        fit_scores={winner: round(scorer(y, predict_strategy(fitted, preds, scorer)), 6)},
+        fit_scores={winner: round(scorer(y, combined), 6)}, class_weights=class_weights,
     )
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from pipesmith import referee
+from pipesmith.agents import decision
 from pipesmith.agents import ensemble_select as es
 from pipesmith.agents.schemas import Attempt, EnsembleOutcome, EnsembleProposal, RunInputs
 from pipesmith.metrics import get_metric, is_better
@@ -84,7 +85,9 @@ class Ensembler:
         if inputs.task_type == "clustering":
             return self._propose_clustering(attempts, inputs)
         pool, preds = _pool(attempts, inputs)
-        if len(pool) < 2 or len(preds[0]["y_true"]) < MIN_ROWS:
+        tune = inputs.metric if decision.tunable(inputs.metric, inputs.task_type) else None
+        # one candidate is enough to weigh its decisions; a combination needs two
+        if len(pool) < (1 if tune else 2) or len(preds[0]["y_true"]) < MIN_ROWS:
             return None
         y = preds[0]["y_true"]
         if inputs.task_type == "classification":
@@ -93,11 +96,15 @@ class Ensembler:
         else:
             stacked = np.stack([np.asarray(p["y_pred"], dtype=float) for p in preds])
             scorer = scorer_for(inputs.metric, "regression")
-        choice = es.choose(stacked, y, scorer, seed=inputs.seed)
+        choice = es.choose(stacked, y, scorer, seed=inputs.seed, tune_metric=tune)
+        name = choice.strategy + (es.WEIGHTED if choice.class_weights else "")
+        class_weights = None if choice.class_weights is None else {
+            str(c): w for c, w in zip(scorer.classes.tolist(), choice.class_weights,
+                                      strict=True)}
         return EnsembleProposal(
             strategy=choice.strategy, members=[a.id for a in pool],
-            estimated_score=choice.nested_scores[choice.strategy],
-            weights=choice.weights, nested_scores=choice.nested_scores)
+            estimated_score=choice.nested_scores[name], weights=choice.weights,
+            nested_scores=choice.nested_scores, class_weights=class_weights)
 
     def _propose_clustering(self, attempts: list[Attempt],
                             inputs: RunInputs) -> EnsembleProposal | None:
@@ -133,11 +140,12 @@ class Ensembler:
                attempts: list[Attempt], metric: str) -> EnsembleOutcome:
         if proposal is None:
             return EnsembleOutcome(strategy="none",
-                                   reason="fewer than two candidates with predictions to "
+                                   reason="too few candidates with out-of-fold predictions to "
                                           "combine")
         chosen = dict(members=proposal.members, estimated_score=proposal.estimated_score,
-                      weights=proposal.weights, nested_scores=proposal.nested_scores)
-        if proposal.strategy == "single":
+                      weights=proposal.weights, nested_scores=proposal.nested_scores,
+                      class_weights=proposal.class_weights)
+        if not proposal.builds:
             return EnsembleOutcome(strategy="single", **chosen,
                                    reason="the evidence (nested cross-validation, or for "
                                           "clusterings silhouette and stability) preferred "

@@ -449,8 +449,8 @@ class FaultInjectingCoder:
         return self._inject(candidate, profile, inputs)
 
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
-                 inputs: RunInputs) -> Candidate | None:
-        candidate = self.coder.ensemble(candidate_id, members, profile, inputs)
+                 inputs: RunInputs, **choice) -> Candidate | None:
+        candidate = self.coder.ensemble(candidate_id, members, profile, inputs, **choice)
         return self._inject(candidate, profile, inputs) if self.every_generation \
             else candidate
 

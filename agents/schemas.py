@@ -267,6 +267,13 @@ class EnsembleProposal(Frozen):
     nested_scores: dict[str, float] = Field(default_factory=dict)  # every strategy's
     n_clusters: int | None = None  # consensus clustering only
     skipped: bool = False  # chosen, but its members' cost did not fit in the time left
+    # balanced metrics: label = argmax(proba * weight), per class (agents/decision.py)
+    class_weights: dict[str, float] | None = None
+
+    @property
+    def builds(self) -> bool:
+        """Whether the choice is a new module to run, not a member as it is."""
+        return self.strategy != "single" or bool(self.class_weights)
 
 
 class RefitOutcome(Frozen):
@@ -290,3 +297,4 @@ class EnsembleOutcome(Frozen):
     reason: str = ""
     weights: list[float] = Field(default_factory=list)
     nested_scores: dict[str, float] = Field(default_factory=dict)
+    class_weights: dict[str, float] | None = None

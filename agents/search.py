@@ -417,18 +417,7 @@ class Search:
                 break
 
     def best(self, n: int, distinct: bool = True) -> list[TrialResult]:
-        """The best full-share trials, at most one per learner when `distinct`."""
-        full = sorted((r for r in self.results if r.share == 1.0 and r.score is not None),
-                      key=lambda r: r.score, reverse=self.greater)
-        out, seen = [], set()
-        for result in full:
-            if distinct and result.family in seen:
-                continue
-            seen.add(result.family)
-            out.append(result)
-            if len(out) == n:
-                break
-        return out
+        return best_trials(self.results, n, self.greater, distinct)
 
     def curve(self) -> list[tuple[float, float]]:
         """Best full-share score over time: (seconds since the start, best so far)."""
@@ -460,6 +449,27 @@ def _states():
 
 def space_families() -> set[str]:
     return set(SPACES)
+
+
+def best_trials(results: list[TrialResult], n: int, greater: bool,
+                distinct: bool = True) -> list[TrialResult]:
+    """The best trials, at most one per learner when `distinct`: full-share ones first,
+    then, where the time ran out before enough of them reached the full share (a slow or
+    loaded machine), the best at the largest share they reached. Scores at different shares
+    are never compared: each winner is run as a candidate and scored in full."""
+    sign = -1.0 if greater else 1.0
+    ranked = sorted((r for r in results if r.score is not None),
+                    key=lambda r: (-r.share, sign * r.score))
+    out, families, numbers = [], set(), set()
+    for result in ranked:
+        if (distinct and result.family in families) or result.number in numbers:
+            continue
+        families.add(result.family)
+        numbers.add(result.number)
+        out.append(result)
+        if len(out) == n:
+            break
+    return out
 
 
 # --- the run's search: from the plan and the warm start to the winners' specs ---------------

@@ -8,6 +8,11 @@
   extra); the job runs there as `python -m pipesmith.evals.baselines JOB_JSON` when
   PIPESMITH_AUTOGLUON_PYTHON names that environment's python (see docs/evals.md).
 
+Every baseline fits in a child process with a hard wall limit (`wall_limit_s`: twice its
+budget and two minutes, as a run may take for its refit), its process group killed past it:
+a baseline that overruns its budget ten-fold (FLAML did, 35 min of 60 s, on a wide table)
+becomes a `timeout` row instead of holding up the eval.
+
 Every baseline selects and trains on the development part of the referee's split
 (pipesmith/referee.py: the same seed, test share and prepared table as the pipeline's run)
 and is scored with pipesmith's metric on the same untouched test part the run's
@@ -16,6 +21,7 @@ and is scored with pipesmith's metric on the same untouched test part the run's
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -35,6 +41,11 @@ AUTOGLUON_METRICS = {"accuracy": "accuracy", "balanced_accuracy": "balanced_accu
                      "r2": "r2", "rmse": "root_mean_squared_error",
                      "mae": "mean_absolute_error"}
 AUTOGLUON_ENV = "PIPESMITH_AUTOGLUON_PYTHON"
+LIMIT_FACTOR, LIMIT_SLACK_S = 2.0, 120.0  # the wall limit: budget x factor + slack
+
+
+def wall_limit_s(job) -> float:
+    return job.wall_limit_s or job.budget_s * LIMIT_FACTOR + LIMIT_SLACK_S
 
 
 def split(spec, seed: int, test_size: float):
@@ -156,11 +167,10 @@ def run_baseline(job) -> dict:
     if job.spec.task == "clustering":
         return row | {"status": "not applicable", "score": None, "wall_s": 0.0, "models": []}
     try:
-        if job.baseline == "autogluon" and not _has("autogluon.tabular"):
-            result = _in_autogluon_env(job)
-        else:
-            result = score_baseline(job)
-        status = "ok"
+        result, status = in_child(job), "ok"
+    except subprocess.TimeoutExpired:
+        result = {"score": None, "models": []}
+        status = f"timeout: over its wall limit of {wall_limit_s(job):.0f} s"
     except KeyboardInterrupt:
         raise
     except Exception as exc:
@@ -178,28 +188,51 @@ def _has(module: str) -> bool:
         return False
 
 
-def _in_autogluon_env(job) -> dict:
+def _python(job) -> str:
+    """This interpreter, or for AutoGluon where it is not installed here, its own."""
+    if job.baseline != "autogluon" or _has("autogluon.tabular"):
+        return sys.executable
     python = os.environ.get(AUTOGLUON_ENV)
     if not python:
         raise RuntimeError(f"AutoGluon is not installed here; set {AUTOGLUON_ENV} to the "
                            "python of its own environment (docs/evals.md)")
-    payload = json.dumps({"spec": asdict(job.spec), "baseline": job.baseline, "seed": job.seed,
-                          "budget_s": job.budget_s, "n_jobs": job.n_jobs})
+    return python
+
+
+def in_child(job) -> dict:
+    """score_baseline in a child process of its own group, killed as a whole past the wall
+    limit (subprocess.TimeoutExpired); tagged with this process, so that if this one is
+    SIGKILLed the next pipesmith command's sweep ends the fit."""
     from pipesmith.sandbox.owner import OWNER_ENV, owner
 
-    # tagged with this process: if it is SIGKILLed, the next pipesmith command's sweep ends
-    # the fit instead of letting it run on for its whole budget
-    done = subprocess.run([python, "-m", "pipesmith.evals.baselines", payload],
-                          capture_output=True, text=True, timeout=job.budget_s * 3 + 300,
-                          env={**os.environ, OWNER_ENV: owner()})
-    if done.returncode != 0:
-        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip()
-                           else f"exit {done.returncode}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    payload = json.dumps({"spec": asdict(job.spec), "baseline": job.baseline, "seed": job.seed,
+                          "budget_s": job.budget_s, "n_jobs": job.n_jobs})
+    child = subprocess.Popen([_python(job), "-m", "pipesmith.evals.baselines", payload],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, OWNER_ENV: owner()}, start_new_session=True)
+    try:
+        out, err = child.communicate(timeout=wall_limit_s(job))
+    except BaseException:
+        _kill_group(child.pid)
+        child.communicate()
+        raise
+    _kill_group(child.pid)  # helpers the fit left behind
+    if child.returncode != 0:
+        raise RuntimeError(err.strip().splitlines()[-1] if err.strip()
+                           else f"exit {child.returncode}")
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _kill_group(pid: int) -> None:
+    import signal
+
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
 
 
 def main(argv: list[str]) -> int:
-    """Entry point inside the AutoGluon environment: one job as JSON in, its result out."""
+    """Entry point of the child process (in AutoGluon's own environment for AutoGluon): one
+    job as JSON in, its result out."""
     from pipesmith.evals.jobs import BaselineJob
     from pipesmith.evals.suite import DataSpec
 

@@ -45,6 +45,7 @@ class BaselineJob:
     budget_s: float
     out: str
     n_jobs: int = 1
+    wall_limit_s: float | None = None  # None: evals/baselines.py's default for the budget
 
     @property
     def key(self) -> tuple[str, str, int]:

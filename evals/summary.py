@@ -303,10 +303,12 @@ class Summary:
                          for m in r.get("models", [])})
         if models:
             lines += ["", "AutoGluon model families that ran: " + ", ".join(models) + "."]
-        broken = [r for r in self.baseline_rows if str(r["status"]).startswith("error")]
+        broken = [(r["baseline"], r["dataset"], str(r["status"]).removeprefix("error: "))
+                  for r in self.baseline_rows
+                  if str(r["status"]).startswith(("error", "timeout"))]
         if broken:
-            lines += ["", "Baseline errors: " + "; ".join(
-                f"{r['baseline']} on {r['dataset']}: {r['status'][7:120]}" for r in broken[:8])]
+            lines += ["", "Baseline errors and timeouts (ranked last): " + "; ".join(
+                f"{b} on {d}: {status[:120]}" for b, d, status in broken[:8])]
         return lines + [""]
 
     def failures_table(self) -> list[str]:

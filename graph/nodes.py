@@ -318,19 +318,22 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     inputs, profile, plan_ = state["inputs"], state["profile"], state["plan"]
     done = state.get("next_index", 0)
     left = inputs.budget_s - reserve_s(state) - elapsed_s(state)
-    seconds = inputs.search_share * left
     if inputs.search_share <= 0:
         return {"search": {"skipped": "turned off (search_share 0)"}}
-    # the trial workers start like fold jobs (a few at a time), then the trials need time
-    folds = [a.fold_wall_s for a in (state.get("attempts") or {}).values() if a.succeeded]
-    needed = max(MIN_SEARCH_S, SEARCH_STARTS * max(folds, default=0.0))
-    if seconds < needed:
-        return {"search": {"skipped": f"{seconds:.1f} s left for the search, "
-                                      f"{needed:.1f} s needed to start its workers"}}
-    # What one candidate run has cost so far: how many winners the rest of the time runs.
+    # What one candidate run has cost so far: the search leaves time for at least one of
+    # its winners to run as a candidate (else its trials are spent for nothing), and how
+    # many winners the rest of the time runs.
     runs = [a.wall_s + a.smoke_s for a in (state.get("attempts") or {}).values()
             if a.succeeded]
     per_run = max(1.0, sum(runs) / max(1, len(runs)))
+    seconds = min(inputs.search_share * left, left - per_run)
+    # the trial workers start like fold jobs (a few at a time), then the trials need time
+    folds = [a.fold_wall_s for a in (state.get("attempts") or {}).values() if a.succeeded]
+    needed = max(MIN_SEARCH_S, SEARCH_STARTS * max(folds, default=0.0))
+    if seconds < needed:  # the planned candidates use the time instead
+        return {"search": {"skipped": f"{max(seconds, 0.0):.1f} s left for the search "
+                                      f"after one more candidate run, {needed:.1f} s needed "
+                                      "to start its workers"}}
     n_winners = max(1, min(WINNERS, int((left - seconds) / per_run)))
     coder = getattr(runtime.context.coder, "offline", runtime.context.coder)
     # the learners and their spaces: the defaults offline; in LLM mode, the model's
@@ -369,7 +372,7 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
 def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
     attempts = list((state.get("attempts") or {}).values())
     proposal = runtime.context.ensembler.propose(attempts, state["inputs"])
-    if proposal is None or proposal.strategy == "single":  # nothing to build and score
+    if proposal is None or not proposal.builds:  # a member as it is: nothing to score
         return {"proposal": proposal, "current": None}
     # Anytime: run the ensemble only when what its members cost fits in the time left
     # (stacking refits each member STACK_FOLDS more times).
@@ -394,7 +397,7 @@ def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
     candidate = runtime.context.coder.ensemble(
         next_candidate_id(state), members, state["profile"], state["inputs"],
         strategy=proposal.strategy, weights=proposal.weights,
-        n_clusters=proposal.n_clusters or 2)
+        n_clusters=proposal.n_clusters or 2, class_weights=proposal.class_weights)
     return _new(state, candidate, proposal=proposal)
 
 

@@ -31,6 +31,14 @@ def describe(node: str, update: dict[str, Any]) -> str:
         return "no new repair to try; moving on"
     if node == "ensemble":
         return "no ensemble beats the best single candidate"
+    if node == "search":
+        summary = update.get("search") or {}
+        if "skipped" in summary:
+            return f"skipped: {summary['skipped']}"
+        winners = [n.split(", ")[-1] for n in (update.get("plan").notes if update.get("plan")
+                                               else []) if n.startswith("search:")]
+        return (f"{summary.get('trials', 0)} trials in {summary.get('seconds', 0):.1f}s"
+                + (f", {winners[-1]}" if winners else ""))
     if node == "prevalidate":
         if not attempts:
             smoke = (update.get("smoke_s") or {})

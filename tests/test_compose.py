@@ -88,3 +88,23 @@ def test_consensus_module_clusters_with_its_members_code(tmp_path):
                                  .fit_predict(X)) for i in range(3)]
     assert len(labels) == 2500
     assert adjusted_rand_score(truth, labels) >= min(alone) - 0.01
+
+
+def test_single_member_with_class_weights_runs_in_the_sandbox(tmp_path, sandbox, iris):
+    """The best single member, deciding by class-weighted probabilities: its own code, wrapped,
+    scored by the harness like any candidate."""
+    inputs, profile = iris
+    member = _member(iris, "a1", "logistic_regression")
+    weights = {"0": 1.0, "1": 1.0, "2": 0.05}  # class 2 almost never wins
+    code = compose_module([("a1", member.code)], "single", [1.0], "classification",
+                          class_weights=weights)
+    assert "ClassWeightedClassifier(m1_build_pipeline(task)" in code
+    ensemble = Candidate(id="a2", name="ensemble", phase="ensemble", code=code,
+                         members=["a1"])
+    assert not Prevalidator().check(ensemble.code, profile.table_columns)
+    result, metrics = Executor(sandbox).run(ensemble, inputs, tmp_path / "a2", timeout_s=120)
+    assert result.ok, result.stderr[-2000:]
+    plain, plain_metrics = Executor(sandbox).run(member, inputs, tmp_path / "a1",
+                                                 timeout_s=120)
+    assert plain.ok
+    assert metrics["score"] < plain_metrics["score"]  # the weights change the decisions

@@ -282,3 +282,21 @@ def test_jobs_share_the_knowledge_base_given_with_kb_and_get_their_own_otherwise
     assert kb_dirs(shared) == [shared] * 3
     own = kb_dirs(None)
     assert len(set(own)) == 3 and all(d.parent.parent.name == "jobs" for d in own)
+
+
+def test_a_baseline_past_its_wall_limit_is_killed_and_recorded_as_a_timeout(tmp_path):
+    """FLAML asked for 60 s but given a 5 s wall limit: its process group is killed and the
+    row says so, with no score (ranked last), instead of the eval waiting on it."""
+    import time
+
+    from pipesmith.evals.baselines import run_baseline
+    from pipesmith.evals.jobs import BaselineJob
+    from pipesmith.evals.suite import suite
+
+    penguins = next(s for s in suite("smoke") if s.name == "penguins")
+    job = BaselineJob(spec=penguins, baseline="flaml", seed=0, budget_s=60, out=str(tmp_path),
+                      wall_limit_s=5)
+    started = time.monotonic()
+    row = run_baseline(job)
+    assert row["status"] == "timeout: over its wall limit of 5 s", row
+    assert row["score"] is None and time.monotonic() - started < 50

@@ -109,3 +109,35 @@ def test_eval_datasets_outside_the_suite_are_bad_input(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "nope" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
+
+
+def test_winners_are_full_share_trials_first_then_the_best_at_the_largest_share_reached():
+    """A loaded machine ran out of time before the second rung: the search still proposes
+    its best low-fidelity trials (each is then run and scored in full as a candidate)."""
+    from pipesmith.agents.search import TrialResult, best_trials
+
+    def trial(number, family, share, score, status="ok"):
+        return TrialResult(number, family, {}, share, status, score)
+
+    results = [trial(0, "lr", 0.3, 0.64), trial(1, "hgb", 0.3, 0.51), trial(2, "rf", 0.3, 0.63),
+               trial(3, "lr", 0.3, 0.60), trial(0, "lr", 1.0, None, "skipped"),
+               trial(2, "rf", 1.0, None, "skipped")]
+    assert [(r.number, r.share) for r in best_trials(results, 2, greater=True)] == \
+        [(0, 0.3), (2, 0.3)]
+    results.append(trial(1, "hgb", 1.0, 0.55))  # one reached the full share: it leads
+    assert [(r.number, r.share) for r in best_trials(results, 3, greater=True)] == \
+        [(1, 1.0), (0, 0.3), (2, 0.3)]
+    # a loss (lower is better) ranks the other way; without `distinct` a learner repeats
+    assert [r.number for r in best_trials(results[:4], 2, greater=False,
+                                          distinct=False)] == [1, 3]
+
+
+def test_progress_says_what_the_search_did():
+    from pipesmith.agents.schemas import Plan
+    from pipesmith.progress import describe
+
+    assert describe("search", {"search": {"skipped": "turned off (search_share 0)"}}) == \
+        "skipped: turned off (search_share 0)"
+    plan = Plan(candidates=[], notes=["search: 4 trials, 1 winners"])
+    assert describe("search", {"search": {"trials": 4, "seconds": 12.34}, "plan": plan}) == \
+        "4 trials in 12.3s, 1 winners"

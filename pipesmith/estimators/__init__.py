@@ -9,9 +9,10 @@ XGBoost or CatBoost): each estimator imports its framework when it first trains 
 
 from pipesmith.estimators.boost import CatBoostLabelClassifier, XGBLabelClassifier
 from pipesmith.estimators.dates import DateFeatures
+from pipesmith.estimators.decision import ClassWeightedClassifier
 from pipesmith.estimators.keras_mlp import KerasMLP, KerasMLPClassifier, KerasMLPRegressor
 from pipesmith.estimators.torch_mlp import TorchMLP, TorchMLPClassifier, TorchMLPRegressor
 
-__all__ = ["CatBoostLabelClassifier", "DateFeatures", "KerasMLP", "KerasMLPClassifier",
-           "KerasMLPRegressor", "TorchMLP", "TorchMLPClassifier", "TorchMLPRegressor",
-           "XGBLabelClassifier"]
+__all__ = ["CatBoostLabelClassifier", "ClassWeightedClassifier", "DateFeatures", "KerasMLP",
+           "KerasMLPClassifier", "KerasMLPRegressor", "TorchMLP", "TorchMLPClassifier",
+           "TorchMLPRegressor", "XGBLabelClassifier"]
