@@ -309,6 +309,7 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     drafted, checked, run, scored, repaired and ensembled like any other."""
     import time
 
+    from pipesmith.agents.ensembler import SEARCHED
     from pipesmith.agents.families import get_family
     from pipesmith.agents.schemas import CandidateSpec, Plan
     from pipesmith.agents.search import WINNERS, run_search, search_families
@@ -357,7 +358,7 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     for result in winners:
         family = get_family(inputs.task_type, result.family)
         specs.append(CandidateSpec(
-            name=f"{result.family}_tuned", family=result.family,
+            name=f"{result.family}{SEARCHED}", family=result.family,
             params={**family.params, **result.params}, scale=family.scale,
             encoding=family.encoding,
             rationale=f"search trial {result.number}: cross-validated {result.score:.4f}"))

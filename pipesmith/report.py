@@ -182,12 +182,13 @@ def score_curve(report: Report) -> list[tuple[float, float]]:
     """The best score so far after each candidate run, against the seconds spent in
     sandboxed runs (smoke runs, candidate runs, and the search before its first winner)
     up to its end: the run's anytime curve."""
+    from pipesmith.agents.ensembler import SEARCHED
     from pipesmith.metrics import is_better
 
     spent, best, points = 0.0, None, []
     search_s = (report.search or {}).get("seconds", 0.0)
     for attempt in report.attempts:
-        if search_s and attempt.candidate.endswith("_tuned"):
+        if search_s and attempt.candidate.endswith(SEARCHED):
             spent, search_s = spent + search_s, 0.0
         spent += attempt.smoke_s + attempt.wall_s
         if attempt.succeeded and is_better(report.metric, attempt.score, best):

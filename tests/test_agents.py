@@ -299,3 +299,22 @@ def test_ensemble_whose_cv_score_is_worse_is_not_kept(tmp_path, iris):
     proposal = EnsembleProposal(strategy="caruana", members=["a1", "a9"], estimated_score=0.95)
     outcome = Ensembler().decide(proposal, ens, [single, ens], "accuracy")
     assert not outcome.kept and outcome.score == 0.89
+
+
+def test_a_search_winner_must_beat_the_planned_candidates_clearly():
+    """Its score is the best of many trials on the same folds: within one standard error of
+    the paired fold differences, the planned candidate is chosen."""
+    from pipesmith.agents.ensembler import best_attempt
+
+    def attempt(aid, name, folds):
+        return Attempt(id=aid, parent=None, candidate=name, phase="draft", status="ok",
+                       score=float(np.mean(folds)), fold_scores=folds)
+
+    planned = attempt("a1", "ridge", [0.35, 0.30, 0.35, 0.30, 0.33])
+    noisy = attempt("a2", "hist_gradient_boosting_tuned", [0.50, 0.10, 0.60, 0.20, 0.40])
+    assert noisy.score > planned.score and best_attempt([planned, noisy], "r2") is planned
+    clear = attempt("a3", "lightgbm_tuned", [0.40, 0.36, 0.41, 0.35, 0.38])
+    assert best_attempt([planned, noisy, clear], "r2") is clear
+    assert best_attempt([planned, clear], "rmse") is planned  # a loss: lower is better
+    other = attempt("a4", "lasso", [0.50, 0.10, 0.60, 0.20, 0.40])  # not searched: no guard
+    assert best_attempt([planned, other], "r2") is other
