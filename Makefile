@@ -29,7 +29,7 @@ run: setup  ## the main job: a full offline run on a bundled real dataset
 	$(BIN)/pipesmith run --dataset breast_cancer --budget 60
 
 test: setup  ## the whole test suite
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=30  # the slowest tests: CI time is watched
 
 lint: setup
 	$(BIN)/ruff check .
