@@ -4,8 +4,10 @@ A coder wrapper that, with a given probability, injects one realistic fault into
 each draft: the mistakes LLMs and people make (API drift, wrong names, data and
 numerical slips, runaway resources, broken contracts). Each operator names the
 taxonomy class its failure should be diagnosed as, so diagnosis accuracy can be
-measured. Draws are seeded per (seed, candidate id), so a resumed run injects the
-same faults.
+measured. Draws are seeded per (seed, dataset, candidate id), so a resumed run injects
+the same faults, and runs of different topologies on one dataset and seed meet the same
+faults in the same candidates (paired comparisons): the dataset is named by its file's
+name, target and task text, not by its folder, which an eval gives each job.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from pipesmith.agents.schemas import Candidate, CandidateSpec, DataProfile, RunInputs
 
@@ -458,7 +461,8 @@ class FaultInjectingCoder:
                 inputs: RunInputs) -> Candidate | None:
         if candidate is None:  # an LLM coder whose budget is spent writes nothing
             return None
-        rng = random.Random(f"{self.seed}:{inputs.dataset}:{inputs.seed}:{candidate.id}")
+        rng = random.Random(f"{self.seed}:{Path(inputs.dataset).name}:{inputs.target}:"
+                            f"{inputs.task_text}:{inputs.seed}:{candidate.id}")
         if rng.random() >= self.rate:
             return candidate
         ctx = FaultContext(columns=[c.name for c in profile.columns],

@@ -270,3 +270,25 @@ def test_lambdas_are_lifted_to_module_functions_only_when_self_contained():
     assert "FunctionTransformer(_pipesmith_step_1)" in fixed
     assert "def _pipesmith_step_1(X):\n    return np.log1p(X)" in fixed
     assert "lambda X: X * k" in fixed  # it needs the local k: left alone
+
+
+def test_fault_draws_are_paired_across_runs_of_one_dataset(iris):
+    """Each eval job has its own copy of the data (jobs/<dataset>__<topology>__s<seed>/):
+    the draws depend on the dataset, seed and candidate, not on that folder, so every
+    topology meets the same faults in the same candidates."""
+    from pipesmith.agents.coder import Coder
+    from pipesmith.agents.faults import FaultInjectingCoder
+    from pipesmith.agents.planner import Planner
+
+    inputs, profile = iris
+    specs = Planner().plan(inputs, profile, []).candidates
+    elsewhere = inputs.model_copy(update={"dataset": "/elsewhere/full/" +
+                                          inputs.dataset.rsplit("/", 1)[-1]})
+    other_seed = inputs.model_copy(update={"seed": inputs.seed + 1})
+    coder = FaultInjectingCoder(Coder(), 0.5, every_generation=True)
+    drawn = {name: [(coder.draft(f"a{i}", spec, profile, run_inputs).injected_fault)
+                    for i, spec in enumerate(specs * 3)]
+             for name, run_inputs in [("here", inputs), ("elsewhere", elsewhere),
+                                      ("other_seed", other_seed)]}
+    assert drawn["here"] == drawn["elsewhere"]
+    assert any(drawn["here"]) and drawn["here"] != drawn["other_seed"]
