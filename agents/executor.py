@@ -34,6 +34,13 @@ PARALLEL_FOLDS = 2  # fold jobs at once, when the cores allow
 COPY_LIMIT_BYTES = 100 << 20  # a script's sibling files are copied next to it up to this
 
 
+def fold_workers(n_jobs: int, n_jobs_queued: int, cores: int) -> int:
+    """Sandbox jobs at once: two where there are two cores, never more processes than the
+    run's CPU allowance (n_jobs), so a benchmark that grants every system one core gives
+    pipesmith one too."""
+    return min(PARALLEL_FOLDS, n_jobs_queued, max(1, n_jobs)) if cores >= 2 else 1
+
+
 class Executor:
     def __init__(self, sandbox: Sandbox, cores: int | None = None) -> None:
         self.sandbox = sandbox
@@ -63,10 +70,7 @@ class Executor:
             folder = workdir / "folds" / str(number) if len(folds) > 1 else workdir / "fold"
             referee.write_fold(folder, dev, inputs.target, fold, inputs.task_type)
             jobs.append(folder)
-        # Two fold jobs at once where there are two cores, each with half the threads; never
-        # more processes than the run's CPU allowance (n_jobs), so a benchmark that grants
-        # every system one core gives pipesmith one too.
-        workers = min(PARALLEL_FOLDS, len(jobs), max(1, inputs.n_jobs)) if self.cores >= 2 else 1
+        workers = fold_workers(inputs.n_jobs, len(jobs), self.cores)  # each with its threads
         threads = max(1, inputs.n_jobs // workers)
 
         stop = threading.Event()  # a fold failed (or the run was interrupted): skip the rest

@@ -36,6 +36,12 @@ FIT_SECONDS_PER_MCELL = {  # seconds per million (rows x features) cells, per fa
 FRAMEWORK = {"torch": {"mb": 180.0, "s": 5.0, "step_s": 0.004, "epoch_s": 0.01},
              "tensorflow": {"mb": 480.0, "s": 7.0, "step_s": 0.004, "epoch_s": 0.1}}
 DEFAULT_MARGIN = {"memory": 1.5, "wall": 2.5}
+# Boosting grows one tree per class each round, and the per-family constant above was
+# measured on binary and regression tasks with 100 rounds. Multiclass cost grows about as
+# the square root of the classes (the trees share the rows' binning and gradients):
+# leaf_flavia, 32 classes x 200 rounds, took 5.0 s more per fold than its smoke run; the
+# constant alone said 0.3 s, x sqrt(32) x 2 rounds says 3.8 s, x 32 x 2 said 20 s.
+BOOSTING = {"hist_gradient_boosting", "lightgbm", "xgboost", "catboost"}
 COVERAGE = 0.95
 
 
@@ -122,6 +128,32 @@ def _neural(profile: DataProfile, spec: CandidateSpec, cv_folds: int, rows: int,
     size = max(1.0, weights / 1e5)  # bigger layers make each step slower
     fit_s = steps * framework["step_s"] * size + epochs * framework["epoch_s"]
     return memory, BASE_S + framework["s"] + fit_s * (1 + cv_folds)
+
+
+def fold_job_wall_s(profile: DataProfile, spec: CandidateSpec | None, train_rows: int,
+                    smoke: dict | None, smoke_rows: int) -> float:
+    """Seconds of one sandbox job that trains on `train_rows` rows (a fold, or the refit):
+    the smoke run, one such job on a sample, measures this machine and this code, and the
+    analytic model adds what the extra rows cost."""
+    def fit_s(rows: int) -> float:
+        return analytic(profile, spec, 0, rows=rows)[1] - analytic(profile, spec, 0, rows=1)[1]
+
+    scale = boosting_scale(profile, spec)
+    if smoke:
+        sample = min(smoke_rows, profile.n_rows)
+        return smoke["wall_s"] + scale * max(0.0, fit_s(train_rows) - fit_s(sample))
+    return analytic(profile, spec, 0, rows=1)[1] + scale * fit_s(train_rows)
+
+
+def boosting_scale(profile: DataProfile, spec: CandidateSpec | None) -> float:
+    """Trees grown relative to the 100 single trees behind FIT_SECONDS_PER_MCELL (analytic()
+    already counts `n_estimators`; HistGradientBoosting and CatBoost name their rounds
+    otherwise)."""
+    if spec is None or spec.family not in BOOSTING:
+        return 1.0
+    rounds = spec.params.get("max_iter") or spec.params.get("iterations")
+    classes = profile.n_classes if (profile.n_classes or 0) > 2 else 1
+    return math.sqrt(classes) * (rounds / 100 if isinstance(rounds, int) else 1.0)
 
 
 def conformal_margin(ratios: list[float], default: float) -> float:

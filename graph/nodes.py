@@ -13,14 +13,16 @@ import pandas as pd
 import structlog
 from langgraph.runtime import Runtime
 
+from pipesmith import referee
 from pipesmith.agents import repairs
 from pipesmith.agents.diagnostician import raw_feedback
+from pipesmith.agents.executor import PARALLEL_FOLDS, fold_workers
 from pipesmith.agents.prevalidator import blocking
 from pipesmith.agents.profiler import profile_table
 from pipesmith.agents.reformulate import repair_request
 from pipesmith.agents.repairs import RepairContext
+from pipesmith.agents.resources import fold_job_wall_s, sized_from_code
 from pipesmith.agents.resources import predict as predict_resources
-from pipesmith.agents.resources import sized_from_code
 from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, RefitOutcome
 from pipesmith.graph.context import Deps
 from pipesmith.graph.state import RunState, elapsed_s, lineage, next_candidate_id
@@ -184,6 +186,15 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
     remaining = run_time_left(state)
     kb = runtime.context.kb
     smoke = (state.get("smoke") or {}).get(candidate.id)
+    update: dict = {}
+    if not any(a.succeeded for a in (state.get("attempts") or {}).values()):
+        folds = first_folds(candidate, inputs, profile, smoke, remaining,
+                            runtime.context.executor.cores)
+        if folds < inputs.cv_folds:  # no out-of-fold predictions exist yet to disagree
+            log.info("execute.fewer_folds", folds=folds, planned=inputs.cv_folds,
+                     time_left_s=round(remaining, 1))
+            inputs = inputs.model_copy(update={"cv_folds": folds})
+            update["inputs"] = inputs
     prediction = predict_resources(profile, sized_from_code(candidate.spec, candidate.code),
                                    inputs.cv_folds, smoke,
                                    inputs.smoke_rows, kb.executions() if kb else [])
@@ -222,10 +233,29 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
         error_tail=(result.stderr + ("\n" + result.detail if result.detail else ""))[
             -ERROR_TAIL_CHARS:],
     )
-    update = {"attempts": {candidate.id: attempt}}
+    update["attempts"] = {candidate.id: attempt}
     if adjustment:  # the code that ran is the code the run keeps
         update |= {"current": candidate, "candidates": {candidate.id: candidate}}
     return update
+
+
+def first_folds(candidate: Candidate, inputs, profile, smoke: dict | None, time_left_s: float,
+                cores: int) -> int:
+    """K for the run, fixed by its first successful candidate: the planned K, or fewer when
+    that candidate's predicted folds and refit would not fit in the time left (a slow task's
+    5 folds ran 55 s of a 60 s budget and its refit 12 s more)."""
+    from pipesmith.graph.routing import REPORT_S
+
+    spec = sized_from_code(candidate.spec, candidate.code)
+
+    def fold_wall(folds: int) -> float:
+        rows = profile.n_rows * (folds - 1) // folds
+        return fold_job_wall_s(profile, spec, rows, smoke, inputs.smoke_rows)
+
+    refit_s = fold_job_wall_s(profile, spec, profile.n_rows, smoke, inputs.smoke_rows)
+    workers = fold_workers(inputs.n_jobs, inputs.cv_folds, cores)
+    return referee.folds_within(inputs.cv_folds, time_left_s, fold_wall, refit_s + REPORT_S,
+                                workers)
 
 
 def run_script(state: RunState, runtime: Runtime[Deps]) -> Attempt:
@@ -353,7 +383,7 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
         folder=Path(inputs.out_dir) / "search", n_winners=n_winners,
         warm=get_topology(runtime.context.topology).warm_start,
         portfolio=[(c.family, c.params) for c in plan_.candidates[done:]],
-        workers=max(1, min(2, inputs.n_jobs)))  # no more trial processes than the allowance
+        workers=fold_workers(inputs.n_jobs, PARALLEL_FOLDS, runtime.context.executor.cores))
     specs = []
     for result in winners:
         family = get_family(inputs.task_type, result.family)

@@ -116,6 +116,19 @@ def choose_folds(n_rows: int, budget_s: float, requested: int = DEFAULT_FOLDS,
     return k if k >= 2 else 1
 
 
+def folds_within(k: int, time_left_s: float, fold_wall_s, refit_s: float,
+                 workers: int) -> int:
+    """The most folds, from `k` down to 2, whose cross-validation (`fold_wall_s(folds)`
+    seconds a job, `workers` at a time) and refit fit in `time_left_s`: the first candidate
+    of a slow task must leave a model inside the budget. 2 when none fits."""
+    if k <= 2:
+        return k
+    for folds in range(k, 2, -1):
+        if math.ceil(folds / workers) * fold_wall_s(folds) + refit_s <= time_left_s:
+            return folds
+    return 2
+
+
 def fold_plan(dev: pd.DataFrame, target: str | None, task_type: str, k: int,
               seed: int) -> list[Fold]:
     """Each fold's training and prediction rows. Clustering: one job on every row."""

@@ -130,7 +130,8 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
         profile=state["profile"],
         rows_dropped_missing_target=inputs.rows_dropped_missing_target,
         timings=state.get("timings") or {},
-        elapsed_s=round(elapsed_s(state), 3),
+        # the budget used includes the refit, which runs in this last node
+        elapsed_s=round(elapsed_s(state) + (state["refit"].wall_s if state.get("refit") else 0), 3),
         sandbox_s=round(sum(a.wall_s for a in attempts if not a.smoke), 3),
         smoke_s=round(sum(a.smoke_s for a in attempts), 3),
         budget_s=inputs.budget_s,

@@ -14,7 +14,7 @@ from pipesmith.agents.executor import Executor
 from pipesmith.agents.planner import Planner
 from pipesmith.agents.prevalidator import Prevalidator, blocking
 from pipesmith.agents.profiler import profile_table
-from pipesmith.agents.resources import conformal_margin, predict
+from pipesmith.agents.resources import conformal_margin, fold_job_wall_s, predict
 from pipesmith.agents.schemas import Candidate
 from tests.conftest import make_inputs
 
@@ -114,6 +114,25 @@ def test_prediction_scales_with_data_and_model(iris):
     assert a.mem_bound_mb == pytest.approx(a.peak_mem_mb * 1.5, rel=0.01)
     smoked = predict(profile, small, 3, {"peak_mem_mb": 300.0, "wall_s": 4.0}, 300, [])
     assert smoked.basis == "smoke" and smoked.peak_mem_mb >= 300.0
+
+
+def test_a_fold_job_is_the_smoke_run_plus_what_the_extra_rows_cost(iris):
+    from pipesmith.agents.schemas import CandidateSpec
+
+    _, profile = iris
+    hgb = CandidateSpec(name="hgb", family="hist_gradient_boosting", params={"max_iter": 100})
+    smoke = {"peak_mem_mb": 200.0, "wall_s": 3.0}
+    # the smoke run measured a job on the sample: no more rows, no more seconds
+    assert fold_job_wall_s(profile, hgb, 100, smoke, 300) == pytest.approx(3.0)
+    many = profile.model_copy(update={"n_rows": 20_000})
+    fold = fold_job_wall_s(many, hgb, 16_000, smoke, 300)
+    assert fold > 3.0 and fold_job_wall_s(many, hgb, 20_000, smoke, 300) > fold
+    # multiclass boosting grows a tree per class a round; more rounds cost more
+    binary = many.model_copy(update={"n_classes": 2})
+    assert fold_job_wall_s(binary, hgb, 16_000, smoke, 300) < fold
+    longer = hgb.model_copy(update={"params": {"max_iter": 400}})
+    assert fold_job_wall_s(many, longer, 16_000, smoke, 300) > fold
+    assert fold_job_wall_s(many, hgb, 16_000, None, 300) > 0  # no smoke: the model alone
 
 
 @pytest.mark.slow

@@ -50,6 +50,18 @@ def test_k_is_a_pure_function_of_rows_and_budget():
     assert referee.choose_folds(1000, 600, requested=1) == 1
 
 
+def test_a_slow_first_candidate_gets_fewer_folds_so_its_refit_fits_the_budget():
+    def wall(folds):  # a fold job trains on (K-1)/K of 1000 rows at 10 ms a row
+        return 1000 * (folds - 1) / folds * 0.01
+
+    assert referee.folds_within(5, 60.0, wall, refit_s=10.0, workers=1) == 5  # 40 + 10
+    assert referee.folds_within(5, 40.0, wall, refit_s=10.0, workers=1) == 3  # 20 + 10
+    assert referee.folds_within(5, 30.0, wall, refit_s=10.0, workers=2) == 4  # 2 x 7.5 + 10
+    assert referee.folds_within(5, 5.0, wall, refit_s=10.0, workers=1) == 2  # the floor
+    assert referee.folds_within(2, 1.0, wall, refit_s=10.0, workers=1) == 2
+    assert referee.folds_within(1, 1.0, wall, refit_s=10.0, workers=1) == 1  # a holdout
+
+
 @pytest.mark.parametrize("k", [1, 2, 5])
 def test_folds_predict_each_row_at_most_once_and_never_train_on_it(k):
     dev = _table(100)
