@@ -76,6 +76,19 @@ def prefixed(code: str, prefix: str) -> tuple[list[str], str]:
     return future, ast.unparse(ast.fix_missing_locations(tree))
 
 
+def kept_members(members: list[tuple[str, str]], weights: list[float], strategy: str,
+                 heaviest: int) -> list[tuple[tuple[str, str], float]]:
+    """The members the composed module runs, with their weights."""
+    paired = list(zip(members, weights, strict=True))
+    if strategy == "caruana":  # members with no share in the vote are dropped
+        return [(m, w) for m, w in paired if w > 0]
+    if strategy == "stacking":  # the level-2 model weighs every member itself
+        return paired
+    if strategy == "single":
+        return [(members[heaviest], 1.0)]
+    return [(m, 1.0) for m in members]  # consensus: every clustering votes alike
+
+
 def compose_module(members: list[tuple[str, str]], strategy: str, weights: list[float],
                    task_type: str, n_clusters: int = 2,
                    class_weights: dict[str, float] | None = None) -> str:
@@ -87,10 +100,7 @@ def compose_module(members: list[tuple[str, str]], strategy: str, weights: list[
     heaviest = max(range(len(members)), key=lambda i: weights[i])
     if strategy == "single" and not class_weights:
         return members[heaviest][1]
-    kept = [(m, w) for m, w in zip(members, weights, strict=True) if w > 0] \
-        if strategy == "caruana" else list(zip(members, weights, strict=True)) \
-        if strategy == "stacking" else [(members[heaviest], 1.0)] \
-        if strategy == "single" else [(m, 1.0) for m in members]
+    kept = kept_members(members, weights, strategy, heaviest)
     futures: set[str] = set()
     parts, entries = [], []
     for index, ((member_id, code), _) in enumerate(kept, start=1):
