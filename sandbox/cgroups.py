@@ -48,7 +48,11 @@ class Cgroup:
         self.path.mkdir()
 
     def join(self) -> None:
-        (self.path / "cgroup.procs").write_text(str(os.getpid()))
+        """Move the calling process, which must have one thread (a forked child), in:
+        `0` into `tasks` moves the caller without the global threadgroup lock (whose
+        write side waits for an RCU grace period) that writing a PID to cgroup.procs takes."""
+        with open(self.path / "tasks", "w") as handle:
+            handle.write("0")
 
     def _read(self, name: str) -> str:
         try:
