@@ -29,7 +29,6 @@ import ctypes.util
 import functools
 import os
 import resource
-import select
 import shutil
 import signal
 import subprocess
@@ -42,7 +41,7 @@ import structlog
 from pipesmith.errors import InputError
 from pipesmith.sandbox.base import ExecJob, ExecResult
 from pipesmith.sandbox.bwrap import bwrap_available, bwrap_command
-from pipesmith.sandbox.capture import PipeReader, open_pipe
+from pipesmith.sandbox.capture import PipeDrain, open_pipe
 from pipesmith.sandbox.cgroups import RunGroups, writable
 from pipesmith.sandbox.outcome import Outcome, files_changed, snapshot
 from pipesmith.sandbox.runtime import job_environment
@@ -225,14 +224,18 @@ class LocalSandbox:
                 os.close(seccomp_fd)
         os.close(out_w)
         os.close(err_w)
-        readers = PipeReader(out_r, job.output_cap_bytes), PipeReader(err_r, job.output_cap_bytes)
+        drain = PipeDrain((out_r, err_r), job.output_cap_bytes)
         outcome = Outcome(wrapped=self.isolation == "bwrap")
         _RUNNING[proc.pid] = groups
         try:
-            status, usage = self._wait(proc, started + job.timeout_s)
+            status, usage = self._wait(proc, started + job.timeout_s, drain)
             if status is None:
                 outcome.timed_out = True
-                status, usage, outcome.ignored_sigterm = self._terminate(proc, job.kill_grace_s)
+                status, usage, outcome.ignored_sigterm = self._terminate(proc, job.kill_grace_s,
+                                                                         drain)
+        except BaseException:
+            drain.close()
+            raise
         finally:
             _RUNNING.pop(proc.pid, None)
             _kill_group(proc.pid, signal.SIGKILL)  # stragglers left in the process group
@@ -243,14 +246,15 @@ class LocalSandbox:
                     os.waitpid(proc.pid, 0)
         outcome.wall_s = time.monotonic() - started
         outcome.set_status(status, usage)
-        outcome.stdout, outcome.stderr = (reader.finish() for reader in readers)
+        outcome.stdout, outcome.stderr = drain.finish()
         if outcome.exit_code == 125 and JOIN_FAILED in outcome.stderr.text():
             outcome.infra = outcome.stderr.text().strip()[:300]
         return outcome
 
-    def _wait(self, proc: subprocess.Popen, deadline: float):
-        """Wait for the job's exit or the deadline, woken the moment it exits (pidfd)."""
-        with _exit_watch(proc.pid) as watch:
+    def _wait(self, proc: subprocess.Popen, deadline: float, drain: PipeDrain):
+        """Wait for the job's exit or the deadline, reading its output meanwhile; woken
+        the moment it exits (a pidfd in the same poll as the pipes; else every poll_s)."""
+        with _pidfd(proc.pid) as pidfd:
             while True:
                 pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
                 if pid:
@@ -259,15 +263,15 @@ class LocalSandbox:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return None, None
-                watch(min(left, self.poll_s) if watch is _sleep else left)
+                drain.poll(left if pidfd is not None else min(left, self.poll_s), pidfd)
 
-    def _terminate(self, proc: subprocess.Popen, grace_s: float):
+    def _terminate(self, proc: subprocess.Popen, grace_s: float, drain: PipeDrain):
         """SIGTERM to the job's processes (not to the wrapper, whose death would SIGKILL
         them at once), then SIGKILL to the whole group after the grace period."""
         for pid in _job_processes(proc.pid):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
-        status, usage = self._wait(proc, time.monotonic() + grace_s)
+        status, usage = self._wait(proc, time.monotonic() + grace_s, drain)
         if status is not None:
             return status, usage, False
         _kill_group(proc.pid, signal.SIGKILL)
@@ -295,23 +299,16 @@ def _libc():
     return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 
 
-def _sleep(seconds: float) -> None:
-    time.sleep(seconds)
-
-
 @contextlib.contextmanager
-def _exit_watch(pid: int):
-    """A function that blocks until `pid` exits or its timeout passes: poll(2) on a
-    pidfd where the kernel has them, else a plain sleep (then polled every poll_s)."""
+def _pidfd(pid: int):
+    """A pidfd for `pid` (readable once it exits), or None where the kernel has none."""
     try:
         fd = os.pidfd_open(pid)
     except (AttributeError, OSError):
-        yield _sleep
+        yield None
         return
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
     try:
-        yield lambda seconds: poller.poll(max(1, int(seconds * 1000)))
+        yield fd
     finally:
         os.close(fd)
 
