@@ -2,12 +2,16 @@
 
 Nothing touches the disk, so a job printing 100 MB costs neither disk nor memory, and
 the job never blocks on a full pipe (the reader keeps draining and dropping the middle).
+The local backend drains both pipes from the supervising thread itself, in the same
+poll(2) that waits for the job's exit (`PipeDrain`): no reader threads to start per job.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import threading
+import select
+import time
 
 from pipesmith.sandbox.base import TRUNCATION_MARKER
 
@@ -47,32 +51,66 @@ class CappedStream:
             "utf-8", errors="replace")
 
 
-class PipeReader:
-    """Drains a pipe's read end into a CappedStream on a daemon thread."""
+class PipeDrain:
+    """Drains pipes' read ends into CappedStreams from the caller's thread: `poll` waits
+    for output, EOF or an extra fd (the job's pidfd) and reads what is there; `finish`
+    reads on to EOF. Owns the read ends (closes them at EOF, in `finish` or `close`)."""
 
-    def __init__(self, fd: int, cap: int) -> None:
-        self.fd = fd
-        self.stream = CappedStream(cap)
-        self.thread = threading.Thread(target=self._drain, daemon=True)
-        self.thread.start()
+    def __init__(self, fds: tuple[int, ...], cap: int) -> None:
+        self.streams = [CappedStream(cap) for _ in fds]
+        self.open = dict(zip(fds, self.streams, strict=True))
+        self.poller = select.poll()
+        for fd in fds:
+            self.poller.register(fd, select.POLLIN)
 
-    def _drain(self) -> None:
+    def poll(self, timeout_s: float, extra: int | None = None) -> bool:
+        """Wait up to `timeout_s` for output on the pipes or for `extra` to become
+        readable, read one chunk from each pipe that has some; True when `extra` is."""
+        if extra is not None:
+            self.poller.register(extra, select.POLLIN)
         try:
-            while data := os.read(self.fd, CHUNK):
-                self.stream.feed(data)
-        except OSError:
-            pass
+            events = self.poller.poll(max(1, int(timeout_s * 1000)))
+        finally:
+            if extra is not None:
+                self.poller.unregister(extra)
+        ready = False
+        for fd, _ in events:
+            if fd == extra:
+                ready = True
+            elif fd in self.open:
+                self._read(fd)
+        return ready
 
-    def finish(self, timeout_s: float = 2.0) -> CappedStream:
-        """Wait for EOF (every writer gone); a writer that survived is cut off."""
-        self.thread.join(timeout_s)
-        if self.thread.is_alive():
-            self.stream.feed(b"\n[... the sandbox stopped reading: a writer outlived the job]")
+    def _read(self, fd: int) -> None:
         try:
-            os.close(self.fd)
+            data = os.read(fd, CHUNK)
         except OSError:
-            pass
-        return self.stream
+            data = b""
+        if data:
+            self.open[fd].feed(data)
+        else:
+            self._close(fd)
+
+    def _close(self, fd: int) -> None:
+        self.open.pop(fd, None)
+        with contextlib.suppress(KeyError, ValueError):
+            self.poller.unregister(fd)
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+    def finish(self, timeout_s: float = 2.0) -> list[CappedStream]:
+        """Read to EOF (every writer gone); a writer that survived is cut off."""
+        deadline = time.monotonic() + timeout_s
+        while self.open and (left := deadline - time.monotonic()) > 0:
+            self.poll(left)
+        for stream in self.open.values():
+            stream.feed(b"\n[... the sandbox stopped reading: a writer outlived the job]")
+        self.close()
+        return self.streams
+
+    def close(self) -> None:
+        for fd in list(self.open):
+            self._close(fd)
 
 
 def open_pipe() -> tuple[int, int]:

@@ -13,8 +13,10 @@ it and says so; the sandbox-hardening issue adds cgroup v2.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import select
 import signal
 import time
 import uuid
@@ -48,7 +50,11 @@ class Cgroup:
         self.path.mkdir()
 
     def join(self) -> None:
-        (self.path / "cgroup.procs").write_text(str(os.getpid()))
+        """Move the calling process, which must have one thread (a forked child), in:
+        `0` into `tasks` moves the caller without the global threadgroup lock (whose
+        write side waits for an RCU grace period) that writing a PID to cgroup.procs takes."""
+        with open(self.path / "tasks", "w") as handle:
+            handle.write("0")
 
     def _read(self, name: str) -> str:
         try:
@@ -62,17 +68,40 @@ class Cgroup:
 
     def kill_all(self) -> None:
         """SIGKILL every process still in the group, including any that left the job's
-        process group or session (setsid, double fork)."""
-        pause = 0.0001  # a namespace being torn down empties within a millisecond or so
+        process group or session (setsid, double fork), and wait until it is empty:
+        on pidfds, so the wait ends the moment the last one has exited (a namespace
+        being torn down empties within a millisecond or so); polling where there are none."""
+        pause = 0.0001
         for _ in range(500):
             pids = self.pids()
             if not pids:
                 return
+            exits = select.poll()
+            fds = []
             for pid in pids:
                 try:
-                    os.kill(pid, signal.SIGKILL)
+                    fd = os.pidfd_open(pid)
                 except ProcessLookupError:
-                    pass
+                    continue
+                except (AttributeError, OSError):  # no pidfds here: signal and poll
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                    continue
+                fds.append(fd)
+                with contextlib.suppress(ProcessLookupError):
+                    signal.pidfd_send_signal(fd, signal.SIGKILL)
+                exits.register(fd, select.POLLIN)
+            try:
+                if len(fds) == len(pids):  # every one has a pidfd: wait for them all
+                    waiting, deadline = len(fds), time.monotonic() + 0.002
+                    while waiting and (left := deadline - time.monotonic()) > 0:
+                        for fd, _ in exits.poll(max(1, int(left * 1000))):
+                            exits.unregister(fd)
+                            waiting -= 1
+                    continue
+            finally:
+                for fd in fds:
+                    os.close(fd)
             time.sleep(pause)
             pause = min(pause * 2, 0.002)
 

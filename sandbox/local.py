@@ -29,7 +29,6 @@ import ctypes.util
 import functools
 import os
 import resource
-import select
 import shutil
 import signal
 import subprocess
@@ -42,7 +41,7 @@ import structlog
 from pipesmith.errors import InputError
 from pipesmith.sandbox.base import ExecJob, ExecResult
 from pipesmith.sandbox.bwrap import bwrap_available, bwrap_command
-from pipesmith.sandbox.capture import PipeReader, open_pipe
+from pipesmith.sandbox.capture import PipeDrain, open_pipe
 from pipesmith.sandbox.cgroups import RunGroups, writable
 from pipesmith.sandbox.outcome import Outcome, files_changed, snapshot
 from pipesmith.sandbox.runtime import job_environment
@@ -65,12 +64,15 @@ WRAPPERS = ("bwrap", "unshare")
 LAUNCH_TOOLS = ("sh", "setpriv")  # else a Python preexec_fn does the same, more slowly
 JOIN_FAILED = "pipesmith-sandbox: could not set up the job"
 # Arguments: CPU soft and hard seconds, file-size blocks, address-space KiB ("-": none),
-# the cgroup.procs files to join, "--", the command. $$ is the shell, which becomes the
-# job by exec, so every process of the job starts inside the groups and under the limits.
+# the cgroups' `tasks` files to join, "--", the command. The shell (one thread) moves
+# itself by writing 0 to each and then becomes the job by exec, so every process of the
+# job starts inside the groups and under the limits. `0 > tasks` (the calling thread), not
+# `$$ > cgroup.procs`: the kernel moves the caller without taking the global threadgroup
+# lock, whose write side waits for an RCU grace period (~10 ms of wall time per launch).
 LAUNCH_SCRIPT = (
     'c=$1 h=$2 f=$3 v=$4; shift 4; '
     f'fail() {{ echo "{JOIN_FAILED}: $1" >&2; exit 125; }}; '
-    'for g do [ "$g" = -- ] && break; { echo $$ > "$g"; } 2>/dev/null || fail "$g"; shift; '
+    'for g do [ "$g" = -- ] && break; { echo 0 > "$g"; } 2>/dev/null || fail "$g"; shift; '
     'done; shift; '
     '[ "$c" = - ] || { ulimit -S -t "$c" && ulimit -H -t "$h"; } || fail "ulimit -t"; '
     '[ "$f" = - ] || ulimit -f "$f" || fail "ulimit -f"; '
@@ -145,7 +147,7 @@ class LocalSandbox:
         can vfork: a large supervisor starts jobs quickly): one POSIX shell joins the
         cgroups and sets the rlimits, then becomes the job by exec. Without bwrap (whose
         --die-with-parent does it) setpriv sets the parent-death signal."""
-        joins = [str(group.path / "cgroup.procs") for group in groups.groups] if groups else []
+        joins = [str(group.path / "tasks") for group in groups.groups] if groups else []
         cpu = hard = fsize = address = "-"
         if job.cpu_time_s is not None:
             seconds = max(1, int(job.cpu_time_s))
@@ -222,14 +224,18 @@ class LocalSandbox:
                 os.close(seccomp_fd)
         os.close(out_w)
         os.close(err_w)
-        readers = PipeReader(out_r, job.output_cap_bytes), PipeReader(err_r, job.output_cap_bytes)
+        drain = PipeDrain((out_r, err_r), job.output_cap_bytes)
         outcome = Outcome(wrapped=self.isolation == "bwrap")
         _RUNNING[proc.pid] = groups
         try:
-            status, usage = self._wait(proc, started + job.timeout_s)
+            status, usage = self._wait(proc, started + job.timeout_s, drain)
             if status is None:
                 outcome.timed_out = True
-                status, usage, outcome.ignored_sigterm = self._terminate(proc, job.kill_grace_s)
+                status, usage, outcome.ignored_sigterm = self._terminate(proc, job.kill_grace_s,
+                                                                         drain)
+        except BaseException:
+            drain.close()
+            raise
         finally:
             _RUNNING.pop(proc.pid, None)
             _kill_group(proc.pid, signal.SIGKILL)  # stragglers left in the process group
@@ -240,14 +246,15 @@ class LocalSandbox:
                     os.waitpid(proc.pid, 0)
         outcome.wall_s = time.monotonic() - started
         outcome.set_status(status, usage)
-        outcome.stdout, outcome.stderr = (reader.finish() for reader in readers)
+        outcome.stdout, outcome.stderr = drain.finish()
         if outcome.exit_code == 125 and JOIN_FAILED in outcome.stderr.text():
             outcome.infra = outcome.stderr.text().strip()[:300]
         return outcome
 
-    def _wait(self, proc: subprocess.Popen, deadline: float):
-        """Wait for the job's exit or the deadline, woken the moment it exits (pidfd)."""
-        with _exit_watch(proc.pid) as watch:
+    def _wait(self, proc: subprocess.Popen, deadline: float, drain: PipeDrain):
+        """Wait for the job's exit or the deadline, reading its output meanwhile; woken
+        the moment it exits (a pidfd in the same poll as the pipes; else every poll_s)."""
+        with _pidfd(proc.pid) as pidfd:
             while True:
                 pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
                 if pid:
@@ -256,15 +263,15 @@ class LocalSandbox:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return None, None
-                watch(min(left, self.poll_s) if watch is _sleep else left)
+                drain.poll(left if pidfd is not None else min(left, self.poll_s), pidfd)
 
-    def _terminate(self, proc: subprocess.Popen, grace_s: float):
+    def _terminate(self, proc: subprocess.Popen, grace_s: float, drain: PipeDrain):
         """SIGTERM to the job's processes (not to the wrapper, whose death would SIGKILL
         them at once), then SIGKILL to the whole group after the grace period."""
         for pid in _job_processes(proc.pid):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
-        status, usage = self._wait(proc, time.monotonic() + grace_s)
+        status, usage = self._wait(proc, time.monotonic() + grace_s, drain)
         if status is not None:
             return status, usage, False
         _kill_group(proc.pid, signal.SIGKILL)
@@ -292,23 +299,16 @@ def _libc():
     return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 
 
-def _sleep(seconds: float) -> None:
-    time.sleep(seconds)
-
-
 @contextlib.contextmanager
-def _exit_watch(pid: int):
-    """A function that blocks until `pid` exits or its timeout passes: poll(2) on a
-    pidfd where the kernel has them, else a plain sleep (then polled every poll_s)."""
+def _pidfd(pid: int):
+    """A pidfd for `pid` (readable once it exits), or None where the kernel has none."""
     try:
         fd = os.pidfd_open(pid)
     except (AttributeError, OSError):
-        yield _sleep
+        yield None
         return
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
     try:
-        yield lambda seconds: poller.poll(max(1, int(seconds * 1000)))
+        yield fd
     finally:
         os.close(fd)
 

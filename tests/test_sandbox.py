@@ -63,6 +63,29 @@ def test_output_is_capped_and_invalid_utf8_replaced(sandbox, tmp_path, python):
     assert result.stdout.startswith("\ufffd")
 
 
+def test_pipe_drain_reads_both_pipes_to_eof_and_cuts_off_a_surviving_writer():
+    """The supervisor drains stdout and stderr itself (no reader threads): every byte up to
+    EOF arrives, capped, and a pipe whose writer outlives the job is cut off, not waited on."""
+    import os
+
+    from pipesmith.sandbox.capture import PipeDrain
+
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    drain = PipeDrain((out_r, err_r), cap=1000)
+    os.write(out_w, b"a" * 600 + b"b" * 600)
+    os.write(err_w, b"error\n")
+    os.close(out_w)  # stdout reaches EOF; stderr's writer "survives"
+    started = time.monotonic()
+    stdout, stderr = drain.finish(timeout_s=0.3)
+    assert 0.3 <= time.monotonic() - started < 2
+    assert stdout.truncated and stdout.text().startswith("a" * 500)
+    assert stdout.text().endswith("b" * 500)
+    assert stderr.text().startswith("error\n") and "stopped reading" in stderr.text()
+    assert not drain.open  # both read ends closed
+    os.close(err_w)
+
+
 def test_environment_is_scrubbed(sandbox, tmp_path, python, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
     result = sandbox.run(job(tmp_path, python, "import os; print(sorted(os.environ))"))
