@@ -55,7 +55,8 @@ def test_a_slow_first_candidate_gets_fewer_folds_so_its_refit_fits_the_budget():
         return 1000 * (folds - 1) / folds * 0.01
 
     assert referee.folds_within(5, 60.0, wall, refit_s=10.0, workers=1) == 5  # 40 + 10
-    assert referee.folds_within(5, 40.0, wall, refit_s=10.0, workers=1) == 3  # 20 + 10
+    assert referee.folds_within(5, 40.0, wall, refit_s=10.0, workers=1) == 4  # 30 + 10
+    assert referee.folds_within(5, 35.0, wall, refit_s=10.0, workers=1) == 3  # 20 + 10
     assert referee.folds_within(5, 30.0, wall, refit_s=10.0, workers=2) == 4  # 2 x 7.5 + 10
     assert referee.folds_within(5, 5.0, wall, refit_s=10.0, workers=1) == 2  # the floor
     assert referee.folds_within(2, 1.0, wall, refit_s=10.0, workers=1) == 2
