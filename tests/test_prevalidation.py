@@ -157,8 +157,9 @@ def test_smoke_run_catches_what_static_checks_cannot(settings, tmp_path):
 
     deps = default_deps(settings)
     deps.coder = LogsStandardisedValues()
-    # no search after the first valid model: the test is about the smoke run alone
-    settings = settings.model_copy(update={"max_candidates": 2, "search_share": 0.0})
+    # no search and no repair: the test is about the smoke run alone
+    settings = settings.model_copy(update={"max_candidates": 2, "search_share": 0.0,
+                                           "max_repair_rounds": 0})
     report = run(dataset="digits", out=tmp_path / "run", settings=settings, deps=deps)
     broken = next(a for a in report.attempts if a.candidate == "logistic_regression")
     folder = tmp_path / "run" / "attempts" / f"{broken.id}_logistic_regression"
