@@ -3,7 +3,7 @@
 Each cross-validation fold is its own sandbox job (`sandbox/harness.py`) whose workdir holds
 only that fold's training rows (with labels), the rows to predict (without labels) and the
 candidate. The predictions come back and are checked and scored here, outside the sandbox
-(`pipesmith/referee.py`). The out-of-fold predictions are kept in the attempt folder as
+(`pipesmith/core/referee.py`). The out-of-fold predictions are kept in the attempt folder as
 `oof.npz` (`index`, `y_true`, `pred`, and for classifiers `proba`, `classes`).
 """
 
@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipesmith import referee
 from pipesmith.agents.schemas import Candidate, RunInputs
-from pipesmith.metrics import get_metric
+from pipesmith.core import referee
+from pipesmith.core.metrics import get_metric
 from pipesmith.sandbox.base import ExecJob, ExecResult, Sandbox
 
 HARNESS = "pipesmith.sandbox.harness"

@@ -44,7 +44,7 @@ class RunInputs(Frozen):
     test_size: float = 0.2
     memory_mb: int = 4096
     disk_mb: int = 1024
-    cv_folds: int = 5  # K, chosen by pipesmith.referee.choose_folds (1: a holdout fold)
+    cv_folds: int = 5  # K, chosen by pipesmith.core.referee.choose_folds (1: a holdout fold)
     fault_rate: float = 0.0  # recorded so the report says when faults were injected
     smoke_rows: int = 300  # rows of the smoke run; 0 turns it off
     search_share: float = 0.6  # of the time left after the first valid model; 0: no search
@@ -151,8 +151,8 @@ class Plan(Frozen):
 
 class SearchPlan(Frozen):
     """What the search explores: the learners, in order, and per learner the range of each
-    hyperparameter (agents/search_space.py's form); from the defaults or, in LLM mode, the
-    model's proposal after agents/space_check.py dropped what the estimator rejects."""
+    hyperparameter (agents/search/space.py's form); from the defaults or, in LLM mode, the
+    model's proposal after agents/search/space_check.py dropped what the estimator rejects."""
 
     families: list[str]
     spaces: dict[str, dict[str, tuple]]
@@ -258,7 +258,7 @@ class Attempt(Frozen):
 
 class EnsembleProposal(Frozen):
     """The strategy chosen by nested cross-validation over the members' out-of-fold
-    predictions (agents/ensemble_select.py), and its held-out score."""
+    predictions (agents/ensembler/select.py), and its held-out score."""
 
     strategy: Literal["single", "caruana", "stacking", "consensus"]
     members: list[str]  # attempt ids
@@ -267,7 +267,7 @@ class EnsembleProposal(Frozen):
     nested_scores: dict[str, float] = Field(default_factory=dict)  # every strategy's
     n_clusters: int | None = None  # consensus clustering only
     skipped: bool = False  # chosen, but its members' cost did not fit in the time left
-    # balanced metrics: label = argmax(proba * weight), per class (agents/decision.py)
+    # balanced metrics: label = argmax(proba * weight), per class (agents/ensembler/decision.py)
     class_weights: dict[str, float] | None = None
 
     @property

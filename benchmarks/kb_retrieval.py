@@ -141,7 +141,7 @@ def reached(report, threshold: float, sign: float) -> tuple[int | None, float | 
 
 def warm_start(root: Path, budget: float) -> dict:
     from pipesmith.api import run
-    from pipesmith.metrics import get_metric
+    from pipesmith.core.metrics import get_metric
     from pipesmith.settings import Settings
 
     data = root / "data"

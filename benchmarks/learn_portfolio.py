@@ -1,4 +1,4 @@
-"""Learn the bundled search portfolio (agents/data/portfolio.json) by running the search on
+"""Learn the bundled search portfolio (agents/search/data/portfolio.json) by running the search on
 suite datasets, and measure warm start vs cold on datasets the portfolio never saw.
 
 learn: a cold search of --seconds on each --learn dataset; per task type, the portfolio is
@@ -9,7 +9,7 @@ compare: on each --compare dataset (never in --learn), the search runs cold and 
 several checkpoints of the search's time.
 
     python benchmarks/learn_portfolio.py learn --learn breast_cancer,wa_churn,concrete \\
-        --seconds 40 --write agents/data/portfolio.json
+        --seconds 40 --write agents/search/data/portfolio.json
     python benchmarks/learn_portfolio.py compare --compare credit_data,cars --seconds 30
 """
 
@@ -24,11 +24,11 @@ from pathlib import Path
 
 import structlog
 
-from pipesmith.agents.coder import Coder
-from pipesmith.agents.prevalidator import Prevalidator
-from pipesmith.agents.profiler import profile_table
-from pipesmith.agents.search import run_search
-from pipesmith.metrics import get_metric
+from pipesmith.agents.coder.agent import Coder
+from pipesmith.agents.planner.profiler import profile_table
+from pipesmith.agents.prevalidator.agent import Prevalidator
+from pipesmith.agents.search.runner import run_search
+from pipesmith.core.metrics import get_metric
 from pipesmith.sandbox.local import LocalSandbox
 
 log = structlog.get_logger("benchmarks.learn_portfolio")
@@ -129,7 +129,7 @@ def main() -> None:
     parser.add_argument("--compare", default="credit_data,cars")
     parser.add_argument("--seconds", type=float, default=40.0)
     parser.add_argument("--size", type=int, default=6)
-    parser.add_argument("--write", default="agents/data/portfolio.json")
+    parser.add_argument("--write", default="agents/search/data/portfolio.json")
     args = parser.parse_args()
     (learn if args.mode == "learn" else compare)(args)
 

@@ -21,7 +21,7 @@ from sklearn.datasets import load_digits, load_iris
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 
-from pipesmith import model_io
+from pipesmith.core import model_io
 
 
 def median_s(call, repeat: int) -> float:

@@ -25,11 +25,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    from pipesmith.agents.backends import available
-    from pipesmith.agents.coder import Coder
+    from pipesmith.agents.coder.agent import Coder
     from pipesmith.agents.executor import Executor
-    from pipesmith.agents.planner import Planner
-    from pipesmith.agents.profiler import profile_table
+    from pipesmith.agents.families.backends import available
+    from pipesmith.agents.planner.agent import Planner
+    from pipesmith.agents.planner.profiler import profile_table
     from pipesmith.api import prepare_inputs
     from pipesmith.logs import configure_logging
     from pipesmith.sandbox.local import LocalSandbox

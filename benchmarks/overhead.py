@@ -58,7 +58,7 @@ def main() -> None:
                         "--budget", "120", "--out", str(root / f"cli{i}"), "--kb",
                         str(root / "kb"), "-q"], check=True, capture_output=True)
         cli_wall = time.perf_counter() - started
-        from pipesmith.report import load_report
+        from pipesmith.core.report import load_report
 
         cli_report = load_report(root / f"cli{i}" / "report.json")
         cli_rows.append((cli_wall, cli_report.sandbox_s + cli_report.smoke_s))

@@ -39,13 +39,13 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=2)
     args = parser.parse_args()
 
-    from pipesmith.agents.coder import Coder
+    from pipesmith.agents.coder.agent import Coder
+    from pipesmith.agents.coder.faults import BY_NAME, FaultContext
     from pipesmith.agents.executor import Executor
-    from pipesmith.agents.faults import BY_NAME, FaultContext
-    from pipesmith.agents.planner import Planner
-    from pipesmith.agents.prevalidator import Prevalidator, blocking
-    from pipesmith.agents.profiler import profile_table
-    from pipesmith.agents.resources import predict
+    from pipesmith.agents.planner.agent import Planner
+    from pipesmith.agents.planner.profiler import profile_table
+    from pipesmith.agents.prevalidator.agent import Prevalidator, blocking
+    from pipesmith.agents.prevalidator.resources import predict
     from pipesmith.api import prepare_inputs
     from pipesmith.logs import configure_logging
     from pipesmith.sandbox.local import LocalSandbox

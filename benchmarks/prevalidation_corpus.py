@@ -43,8 +43,8 @@ def main() -> None:
 
     import pandas as pd
 
-    from pipesmith.agents.prevalidator import Prevalidator, blocking
-    from pipesmith.agents.profiler import profile_table
+    from pipesmith.agents.planner.profiler import profile_table
+    from pipesmith.agents.prevalidator.agent import Prevalidator, blocking
     from pipesmith.evals.repair_corpus import DATA, ROOT, load, write_data
     from pipesmith.logs import configure_logging
 
@@ -131,8 +131,8 @@ def _smoke(case, folder: Path, rows: int) -> tuple[bool, str]:
 
 def _drafts(root: Path, profiles: dict) -> list[tuple[str, str, str, str]]:
     """The offline coder's draft of every planned family, every backend, every table."""
-    from pipesmith.agents.coder import Coder
-    from pipesmith.agents.planner import Planner
+    from pipesmith.agents.coder.agent import Coder
+    from pipesmith.agents.planner.agent import Planner
     from pipesmith.api import prepare_inputs
     from pipesmith.errors import InputError
     from pipesmith.evals.repair_corpus import DATA

@@ -39,7 +39,7 @@ def main(argv: list[str]) -> int:
     from pipesmith.agents.executor import Executor
     from pipesmith.agents.schemas import Candidate, RunInputs
     from pipesmith.api import run
-    from pipesmith.report import load_report
+    from pipesmith.core.report import load_report
     from pipesmith.sandbox.local import LocalSandbox
     from pipesmith.settings import Settings
 

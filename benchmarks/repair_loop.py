@@ -24,7 +24,7 @@ DATASETS = ("iris", "wine", "breast_cancer", "digits", "diabetes")
 
 def lineages(report) -> list[list]:
     """Each lineage as (repair depth, attempt) pairs, shallowest first."""
-    from pipesmith.reliability import lineages as by_draft
+    from pipesmith.core.reliability import lineages as by_draft
 
     return [[(depth, a) for a, depth in members] for members in by_draft(report.attempts).values()]
 
@@ -38,7 +38,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from pipesmith import run
-    from pipesmith.agents.faults import BY_NAME
+    from pipesmith.agents.coder.faults import BY_NAME
     from pipesmith.logs import configure_logging
     from pipesmith.settings import Settings
 

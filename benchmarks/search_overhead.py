@@ -24,11 +24,11 @@ from pathlib import Path
 
 import structlog
 
-from pipesmith.agents.coder import Coder
-from pipesmith.agents.families import get_family
-from pipesmith.agents.profiler import profile_table
+from pipesmith.agents.coder.agent import Coder
+from pipesmith.agents.families.registry import get_family
+from pipesmith.agents.planner.profiler import profile_table
 from pipesmith.agents.schemas import CandidateSpec
-from pipesmith.agents.search import TrialRunner, make_folds
+from pipesmith.agents.search.runner import TrialRunner, make_folds
 from pipesmith.api import prepare_inputs
 from pipesmith.sandbox.local import LocalSandbox
 from pipesmith.settings import Settings

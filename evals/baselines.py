@@ -14,7 +14,7 @@ a baseline that overruns its budget ten-fold (FLAML did, 35 min of 60 s, on a wi
 becomes a `timeout` row instead of holding up the eval.
 
 Every baseline selects and trains on the development part of the referee's split
-(pipesmith/referee.py: the same seed, test share and prepared table as the pipeline's run)
+(pipesmith/core/referee.py: the same seed, test share and prepared table as the pipeline's run)
 and is scored with pipesmith's metric on the same untouched test part the run's
 `test_score` uses. Clustering has no supervised baseline: its rows say so.
 """
@@ -50,9 +50,9 @@ def wall_limit_s(job) -> float:
 
 def split(spec, seed: int, test_size: float):
     """The run's development and test parts: X_dev, X_test, y_dev, y_test."""
-    from pipesmith.datasets import Table, prepare
+    from pipesmith.core.datasets import Table, prepare
+    from pipesmith.core.referee import split_development
     from pipesmith.evals.suite import load
-    from pipesmith.referee import split_development
 
     frame = prepare(Table(load(spec), spec.target, spec.name), spec.task)
     dev, test = split_development(frame, spec.target, spec.task, seed, test_size)
@@ -147,7 +147,7 @@ def score_baseline(job, test_size: float = 0.2) -> dict:
     """Fit one baseline in this process and score it; the row for baselines.jsonl."""
     from threadpoolctl import threadpool_limits
 
-    from pipesmith.metrics import get_metric
+    from pipesmith.core.metrics import get_metric
 
     spec = job.spec
     X_train, X_val, y_train, y_val = split(spec, job.seed, test_size)

@@ -16,9 +16,9 @@ from typing import get_args
 
 import numpy as np
 
-from pipesmith.agents.diagnostician import Diagnostician
+from pipesmith.agents.diagnostician.agent import Diagnostician
 from pipesmith.agents.schemas import Attempt, Diagnosis
-from pipesmith.reliability import lineages, reliability
+from pipesmith.core.reliability import lineages, reliability
 from pipesmith.sandbox.base import ExecResult
 
 EXEC_STATUSES = set(get_args(ExecResult.model_fields["status"].annotation))
@@ -78,7 +78,7 @@ def row_from_report(report, *, dataset: str, topology: str, seed: int, metric: s
         score = None
         refit = Path(report.out_dir) / "refit" / "predictions.npz"
         if final is not None and refit.exists():
-            from pipesmith.referee import load_split
+            from pipesmith.core.referee import load_split
 
             predicted = np.load(refit)["pred"]
             test_rows = load_split(Path(report.out_dir))["test"]

@@ -61,7 +61,7 @@ def parse_score(stdout: str) -> float | None:
 
 
 def _bundled(name: str, target: str) -> pd.DataFrame:
-    from pipesmith.datasets import load_bundled
+    from pipesmith.core.datasets import load_bundled
 
     frame = load_bundled(name).frame
     frame.columns = [re.sub(r"\W+", "_", c.replace(" (cm)", "")).strip("_") for c in frame.columns]

@@ -119,7 +119,7 @@ def suite(name: str) -> list[DataSpec]:
 def custom_spec(path: str | Path, target: str | None, task: str | None,
                 metric: str | None = None) -> DataSpec:
     """Any CSV or Parquet file with a target column (and a task, inferred if omitted)."""
-    from pipesmith.datasets import (
+    from pipesmith.core.datasets import (
         check_metric,
         check_table,
         infer_metric,
@@ -167,7 +167,7 @@ def _read_source(source: str) -> pd.DataFrame:
 
         return load_penguins()
     if kind == "file":
-        from pipesmith.datasets import load_file
+        from pipesmith.core.datasets import load_file
 
         return load_file(what, None).frame
     raise ValueError(f"unknown dataset source {source!r}")

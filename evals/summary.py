@@ -31,7 +31,7 @@ TIE = 0.005
 
 
 def greater_is_better(metric: str) -> bool:
-    from pipesmith.metrics import METRICS
+    from pipesmith.core.metrics import METRICS
 
     return METRICS[metric].greater_is_better if metric in METRICS else True
 

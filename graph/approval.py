@@ -15,7 +15,7 @@ import pandas as pd
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
-from pipesmith.agents.resources import predict as predict_resources
+from pipesmith.agents.prevalidator.resources import predict as predict_resources
 from pipesmith.agents.schemas import RunInputs
 from pipesmith.errors import InputError
 from pipesmith.graph.context import Deps
@@ -69,9 +69,9 @@ def apply_edits(inputs: RunInputs, edits: dict[str, Any], requested_folds: int |
     apply (a metric of another task, a column the table does not have). Dropped columns
     leave every table of the run (the whole table, the development and the test part) and
     its feature schema; the folds are chosen again for a new target, task or budget."""
-    from pipesmith.datasets import check_metric, infer_metric
-    from pipesmith.model_io import write_schema
-    from pipesmith.referee import choose_folds
+    from pipesmith.core.datasets import check_metric, infer_metric
+    from pipesmith.core.model_io import write_schema
+    from pipesmith.core.referee import choose_folds
 
     frame = pd.read_parquet(inputs.data_path)  # the development part
     update: dict[str, Any] = {}

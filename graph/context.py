@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pipesmith.agents.coder import Coder
-from pipesmith.agents.diagnostician import Diagnostician
-from pipesmith.agents.ensembler import Ensembler
+from pipesmith.agents.coder.agent import Coder
+from pipesmith.agents.diagnostician.agent import Diagnostician
+from pipesmith.agents.ensembler.agent import Ensembler
 from pipesmith.agents.executor import Executor
-from pipesmith.agents.planner import Planner
-from pipesmith.agents.prevalidator import Prevalidator
+from pipesmith.agents.planner.agent import Planner
+from pipesmith.agents.prevalidator.agent import Prevalidator
 from pipesmith.graph.clock import RunClock
 from pipesmith.knowledge_base.store import KnowledgeBase
 

@@ -13,17 +13,17 @@ import pandas as pd
 import structlog
 from langgraph.runtime import Runtime
 
-from pipesmith import referee
-from pipesmith.agents import repairs
-from pipesmith.agents.diagnostician import raw_feedback
+from pipesmith.agents.diagnostician.agent import raw_feedback
 from pipesmith.agents.executor import PARALLEL_FOLDS, fold_workers
-from pipesmith.agents.prevalidator import blocking
-from pipesmith.agents.profiler import profile_table
-from pipesmith.agents.reformulate import repair_request
-from pipesmith.agents.repairs import RepairContext
-from pipesmith.agents.resources import fold_job_wall_s, sized_from_code
-from pipesmith.agents.resources import predict as predict_resources
+from pipesmith.agents.planner.profiler import profile_table
+from pipesmith.agents.prevalidator.agent import blocking
+from pipesmith.agents.prevalidator.resources import fold_job_wall_s, sized_from_code
+from pipesmith.agents.prevalidator.resources import predict as predict_resources
+from pipesmith.agents.repair import table as repairs
+from pipesmith.agents.repair.reformulate import repair_request
+from pipesmith.agents.repair.table import RepairContext
 from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, RefitOutcome
+from pipesmith.core import referee
 from pipesmith.graph.context import Deps
 from pipesmith.graph.state import RunState, elapsed_s, lineage, next_candidate_id
 from pipesmith.graph.topologies import get_topology
@@ -77,9 +77,9 @@ def profile(state: RunState, runtime: Runtime[Deps]) -> dict:
 def retrieve(state: RunState, runtime: Runtime[Deps]) -> dict:
     """Past successful runs on the nearest datasets (same task type, same scikit-learn
     minor version when there are any) and their final code as examples for the coder."""
+    from pipesmith.core.versions import library_versions
     from pipesmith.knowledge_base.records import meta_features
     from pipesmith.knowledge_base.store import code_examples
-    from pipesmith.versions import library_versions
 
     kb, inputs, profile = runtime.context.kb, state["inputs"], state["profile"]
     if kb is None:
@@ -339,11 +339,11 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     drafted, checked, run, scored, repaired and ensembled like any other."""
     import time
 
-    from pipesmith.agents.ensembler import SEARCHED
-    from pipesmith.agents.families import get_family
+    from pipesmith.agents.ensembler.agent import SEARCHED
+    from pipesmith.agents.families.registry import get_family
     from pipesmith.agents.schemas import CandidateSpec, Plan
-    from pipesmith.agents.search import WINNERS, run_search, search_families
-    from pipesmith.agents.search_space import default_plan
+    from pipesmith.agents.search.runner import WINNERS, run_search, search_families
+    from pipesmith.agents.search.space import default_plan
     from pipesmith.graph.routing import reserve_s
 
     inputs, profile, plan_ = state["inputs"], state["profile"], state["plan"]
@@ -407,7 +407,7 @@ def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
         return {"proposal": proposal, "current": None}
     # Anytime: run the ensemble only when what its members cost fits in the time left
     # (stacking refits each member STACK_FOLDS more times).
-    from pipesmith.agents.compose import STACK_FOLDS
+    from pipesmith.agents.ensembler.compose import STACK_FOLDS
     from pipesmith.graph.routing import reserve_s
 
     by_id = state.get("attempts") or {}
@@ -436,7 +436,7 @@ def report(state: RunState, runtime: Runtime[Deps]) -> dict:
     """Decide the ensemble on out-of-fold predictions, refit the chosen pipeline on the
     whole development part and score it on the test part (the first time any test row is
     used), then write the report."""
-    from pipesmith.report import choose_final, write_report
+    from pipesmith.core.report import choose_final, write_report
 
     attempts = list((state.get("attempts") or {}).values())
     proposal = state.get("proposal")
@@ -456,7 +456,7 @@ def report(state: RunState, runtime: Runtime[Deps]) -> dict:
 def outcome_of(report_path: Path) -> dict:
     """The run's outcome for the final state (what LangGraph server callers read): the CV
     score on the development part and the refit pipeline's score on the test part."""
-    from pipesmith.report import load_report
+    from pipesmith.core.report import load_report
 
     r = load_report(report_path)
     return {"status": r.status, "metric": r.metric, "score": r.score,
@@ -504,7 +504,7 @@ def remember(state: RunState, runtime: Runtime[Deps]) -> dict:
 def record_run(kb, state: RunState) -> None:
     """The run's repairs, then the run itself; idempotent (records have stable ids), so a
     resumed or retried write never duplicates."""
-    from pipesmith.report import load_report, repair_records, run_record
+    from pipesmith.core.report import load_report, repair_records, run_record
 
     report = load_report(Path(state["report_path"]))
     kb.add_repairs(repair_records(report, state))

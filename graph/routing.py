@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pipesmith.agents.llm.ledger import budget_reason
-from pipesmith.agents.reformulate import tried_actions
+from pipesmith.agents.repair.reformulate import tried_actions
 from pipesmith.agents.schemas import Diagnosis
 from pipesmith.graph.state import RunState, elapsed_s, lineage, repair_depth
 from pipesmith.graph.topologies import TOPOLOGIES, Topology

@@ -4,7 +4,7 @@
     report = run(dataset="breast_cancer", budget_s=60)
     predictions = predict(report.out_dir, new_rows)   # a DataFrame
 
-Imports are lazy so that the sandbox harness, which imports pipesmith.metrics in
+Imports are lazy so that the sandbox harness, which imports pipesmith.core.metrics in
 every run, does not pay for LangGraph and Chroma.
 """
 
@@ -22,7 +22,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(api, name)
     if name == "predict":
-        from pipesmith.model_io import predict
+        from pipesmith.core.model_io import predict
 
         return predict
     if name == "build_graph":
@@ -30,7 +30,7 @@ def __getattr__(name: str) -> Any:
 
         return build_graph
     if name == "Report":
-        from pipesmith.report import Report
+        from pipesmith.core.report import Report
 
         return Report
     if name == "Settings":

@@ -20,9 +20,8 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-from pipesmith import run_lock
-from pipesmith.agents.backends import check_backend
-from pipesmith.datasets import (
+from pipesmith.agents.families.backends import check_backend
+from pipesmith.core.datasets import (
     Table,
     check_metric,
     check_table,
@@ -32,9 +31,8 @@ from pipesmith.datasets import (
     load_file,
     prepare,
 )
-from pipesmith.errors import InputError
-from pipesmith.model_io import write_schema
-from pipesmith.referee import (
+from pipesmith.core.model_io import write_schema
+from pipesmith.core.referee import (
     DEV_FILE,
     TEST_FILE,
     TEST_FOLDER,
@@ -42,7 +40,9 @@ from pipesmith.referee import (
     save_split,
     split_positions,
 )
-from pipesmith.report import Report, load_report
+from pipesmith.core.report import Report, load_report
+from pipesmith.errors import InputError
+from pipesmith.runtime import run_lock
 from pipesmith.settings import Settings
 
 log = structlog.get_logger(__name__)
@@ -95,12 +95,12 @@ def default_deps(settings: Settings, sandbox=None, kb=None, http_client=None):
     the configured sandbox (local by default) and the embedded knowledge base.
     http_client: an httpx.Client for the model calls (tests and benchmarks measure the
     round trip with it)."""
-    from pipesmith.agents.coder import Coder
-    from pipesmith.agents.diagnostician import Diagnostician
-    from pipesmith.agents.ensembler import Ensembler
+    from pipesmith.agents.coder.agent import Coder
+    from pipesmith.agents.diagnostician.agent import Diagnostician
+    from pipesmith.agents.ensembler.agent import Ensembler
     from pipesmith.agents.executor import Executor
-    from pipesmith.agents.planner import Planner
-    from pipesmith.agents.prevalidator import Prevalidator
+    from pipesmith.agents.planner.agent import Planner
+    from pipesmith.agents.prevalidator.agent import Prevalidator
     from pipesmith.graph.context import Deps
     from pipesmith.graph.topologies import get_topology
     from pipesmith.knowledge_base.store import KnowledgeBase
@@ -115,7 +115,7 @@ def default_deps(settings: Settings, sandbox=None, kb=None, http_client=None):
     sandbox = sandbox or sandbox_from_settings(settings)
     coder = Coder()
     if settings.fault_rate > 0:
-        from pipesmith.agents.faults import FaultInjectingCoder
+        from pipesmith.agents.coder.faults import FaultInjectingCoder
 
         coder = FaultInjectingCoder(coder, settings.fault_rate, settings.seed,
                                     network_isolated=getattr(sandbox, "isolate_network", False),
@@ -306,7 +306,7 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
 def _from_words(table: Table, task_text: str | None, task, metric, budget_s, drops, families):
     """A data file without --target: what the task in words asks for (explicit options
     win); InputError naming the columns when the words do not say what to predict."""
-    from pipesmith.task_text import parse_request
+    from pipesmith.chat.task_text import parse_request
 
     columns = list(table.frame.columns)
     named = ", ".join(map(str, columns[:20])) + (" ..." if len(columns) > 20 else "")
@@ -408,9 +408,9 @@ def advance(out: Path, graph_input, *, settings: Settings | None = None, deps=No
     started: time.perf_counter() when the person asked (default: now); the time until the
     first node and between nodes counts against the budget (graph/clock.py)."""
     from pipesmith.graph.clock import RunClock
+    from pipesmith.runtime.signals import sigterm_as_interrupt
     from pipesmith.sandbox.local import stop_all
     from pipesmith.sandbox.owner import run_scope
-    from pipesmith.signals import sigterm_as_interrupt
 
     saved = json.loads((out / "run.json").read_text())
     settings = settings or Settings(**saved["settings"])
@@ -506,7 +506,7 @@ def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | N
     """Diagnose and repair a user's module or script with the graph's repair loop; returns
     the RepairReport. budget_s: seconds the loop may spend (default: every round may run to
     its time limit)."""
-    from pipesmith.repair_file import repair_file
+    from pipesmith.user_code.repair import repair_file
 
     settings = settings or Settings()
     file = Path(file)
@@ -545,7 +545,7 @@ def validate(file: str | Path, *, dataset: str | None = None, data: str | Path |
              seed: int = 0, settings: Settings | None = None, sandbox=None):
     """Static checks, and with data a smoke run and a resource prediction; nothing written."""
     from pipesmith.sandbox.owner import temporary_folder
-    from pipesmith.validate_file import validate_file
+    from pipesmith.user_code.validate import validate_file
 
     settings = settings or Settings()
     file = Path(file)

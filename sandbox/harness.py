@@ -7,7 +7,7 @@ may learn from), `predict.parquet` (features only, no target) and the candidate 
 It fits `build_pipeline(task)` and writes `predictions.npz` (`pred`, and for classifiers
 `proba` and `classes`), `diagnostics.json` (fit seconds, warnings, loss curve summary) and,
 for the refit, `model.joblib`. It never splits or scores: the referee
-(`pipesmith/referee.py`), outside the sandbox, scores the predictions. Nothing this job
+(`pipesmith/core/referee.py`), outside the sandbox, scores the predictions. Nothing this job
 writes is trusted as a score. Clustering: `pred` holds the labels of the training rows
 (or, for the refit, of the rows to predict); internal indices are computed outside.
 """
@@ -120,7 +120,7 @@ def _savable(array):
 
 
 def main(argv: list[str]) -> int:
-    from pipesmith.model_io import save_model
+    from pipesmith.core.model_io import save_model
 
     job_path = Path(argv[1]).resolve()
     job = json.loads(job_path.read_text())

@@ -11,7 +11,7 @@ import pytest
 # Tests never touch the user's knowledge base or any telemetry endpoint.
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 # The search would take most of every run's budget (anytime); tests that are not about it
-# run without it (subprocesses inherit this). tests/test_search.py turns it back on.
+# run without it (subprocesses inherit this). tests/agents/search/test_search.py turns it back on.
 os.environ.setdefault("PIPESMITH_SEARCH_SHARE", "0")
 
 
@@ -60,7 +60,7 @@ def make_inputs(tmp_path: Path, dataset: str = "iris", task_type: str | None = N
 
 @pytest.fixture
 def iris(tmp_path):
-    from pipesmith.agents.profiler import profile_table
+    from pipesmith.agents.planner.profiler import profile_table
 
     inputs, frame = make_inputs(tmp_path, "iris")
     return inputs, profile_table(frame, inputs.target, inputs.task_type)

@@ -31,7 +31,7 @@ class DiagnosisExplanation(BaseModel):
 
 
 class RequestReading(BaseModel):
-    """The chat's reading of a request (pipesmith/task_text_llm.py)."""
+    """The chat's reading of a request (pipesmith/chat/task_text_llm.py)."""
 
     data_path: str | None = None
     dataset: str | None = None

@@ -34,9 +34,9 @@ class LLMSession:
 
     def agents(self, planner, coder, diagnostician):
         """The LLM planner, coder and diagnostician over the given offline ones."""
-        from pipesmith.agents.llm.coder import LLMCoder
-        from pipesmith.agents.llm.diagnostician import LLMDiagnostician
-        from pipesmith.agents.llm.planner import LLMPlanner
+        from pipesmith.agents.coder.llm import LLMCoder
+        from pipesmith.agents.diagnostician.llm import LLMDiagnostician
+        from pipesmith.agents.planner.llm import LLMPlanner
 
         fallback = self.config.fallback == "offline"
         return (LLMPlanner(self.gateway, self.ledger, planner, fallback),

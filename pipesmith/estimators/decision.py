@@ -1,7 +1,7 @@
 """A classifier whose labels are the argmax of class-weighted probabilities.
 
 For metrics that weigh every class alike (balanced accuracy, macro F1) the ensembler learns
-per-class weights from out-of-fold probabilities (agents/decision.py); a composed module
+per-class weights from out-of-fold probabilities (agents/ensembler/decision.py); a composed module
 wraps its pipeline in this so that the weights travel with the fitted model. The weights are
 keyed by the class's text (str of the label, as the report writes them), so a fit that saw
 fewer classes still applies them to the ones it knows.

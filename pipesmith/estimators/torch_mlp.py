@@ -1,7 +1,7 @@
 """A PyTorch multilayer perceptron behind a scikit-learn face (torch imported lazily).
 
 This file is also the hand-written training loop the `float64_inputs` fault operator copies
-into a candidate (agents/faults.py): keep it self-contained, imports at the top.
+into a candidate (agents/coder/faults.py): keep it self-contained, imports at the top.
 """
 
 import warnings

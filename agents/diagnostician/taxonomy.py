@@ -1,0 +1,213 @@
+"""The hierarchical error taxonomy, as data.
+
+Each row is a (class, subclass) with its severity, the signals that detect it and
+the repair actions that fix it, best first. Signals are sandbox statuses,
+exception type names (from the last traceback line) and regexes on
+"ExceptionType: message". The diagnostician walks the rows in order and takes
+the first match; nothing here is an if-chain. `python -m pipesmith.agents.diagnostician.taxonomy`
+prints the table as Markdown for docs/taxonomy.md.
+
+Severity: "critical" means repairing the code cannot help (the infrastructure
+failed); the lineage ends. Everything else is "recoverable".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipesmith.agents.repair.table import actions_for
+
+
+@dataclass(frozen=True)
+class TaxonomyEntry:
+    cls: str
+    subclass: str
+    severity: str
+    description: str
+    statuses: tuple[str, ...] = ()
+    exceptions: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    redraft: bool = True  # when the patches fail, may the coder write the candidate afresh?
+
+    @property
+    def key(self) -> str:
+        return f"{self.cls}.{self.subclass}"
+
+    @property
+    def repair_actions(self) -> tuple[str, ...]:
+        """The rule table's actions for this class (agents/repair/table.py), then "redraft"."""
+        return actions_for(self.key) + (("redraft",) if self.redraft else ())
+
+
+E = TaxonomyEntry
+TAXONOMY: tuple[TaxonomyEntry, ...] = (
+    # Sandbox statuses first: they are certain.
+    E("resource", "timeout", "recoverable", "the run exceeded its wall-clock or CPU limit",
+      statuses=("timeout", "cpu_timeout")),
+    E("resource", "out_of_memory", "recoverable", "the run exceeded its memory limit",
+      statuses=("oom",), exceptions=("MemoryError",), patterns=(r"Unable to allocate",)),
+    E("resource", "process_limit", "recoverable", "too many processes or threads",
+      statuses=("pids_exhausted",),
+      patterns=(r"Resource temporarily unavailable", r"can't start new thread")),
+    E("resource", "disk", "recoverable", "the run wrote more than its disk allowance",
+      statuses=("disk_full",), patterns=(r"No space left on device", r"Disk quota exceeded",
+                                         r"File too large")),
+    E("infrastructure", "sandbox", "critical", "the sandbox itself failed or was killed",
+      statuses=("infra", "killed"), redraft=False),
+    # Code that never ran.
+    E("syntax", "invalid_syntax", "recoverable", "the module does not parse",
+      exceptions=("SyntaxError", "IndentationError", "TabError")),
+    E("contract", "no_build_pipeline", "recoverable",
+      "the module defines no build_pipeline(task)",
+      patterns=(r"defines no callable build_pipeline", r"build_pipeline must take")),
+    E("contract", "wrong_return_type", "recoverable",
+      "build_pipeline returned something without fit/predict",
+      patterns=(r"build_pipeline returned .* which lacks",)),
+    E("contract", "unpicklable", "recoverable",
+      "the fitted model cannot be saved: it holds a lambda or a local function",
+      patterns=(r"[Cc]an't pickle .*(lambda|local)", r"PicklingError")),
+    E("contract", "predict_shape", "recoverable",
+      "predict returned the wrong number of rows",
+      patterns=(r"predict returned \d+ rows",)),
+    E("contract", "invalid_predictions", "recoverable",
+      "the predictions break the contract: probabilities that do not sum to 1, the wrong "
+      "shape of predict_proba, no predictions file, or predictions that are not numbers",
+      patterns=(r"predict_proba rows do not sum to 1", r"predict_proba returned",
+                r"without writing predictions\.npz", r"predictions\.npz (cannot|holds)",
+                r"regression predictions are not numbers", r"refit job wrote no model",
+                r"needs predict_proba, which the model lacks")),
+    E("sandbox_policy", "network_denied", "recoverable",
+      "the code tried to reach the network, which the sandbox forbids",
+      patterns=(r"Network is unreachable", r"Temporary failure in name resolution",
+                r"Name or service not known", r"urlopen error", r"NewConnectionError")),
+    E("sandbox_policy", "file_access_denied", "recoverable",
+      "the code touched a file outside its working directory",
+      patterns=(r"\[Errno 13\] Permission denied", r"Read-only file system")),
+    # Imports.
+    E("import", "missing_module", "recoverable", "a module is not installed or misspelled",
+      exceptions=("ModuleNotFoundError",), patterns=(r"No module named",)),
+    E("import", "version_conflict", "recoverable",
+      "a name the code imports is not in the installed version",
+      exceptions=("ImportError",), patterns=(r"cannot import name",)),
+    # Neural networks (PyTorch, Keras): the tensors, layers and losses of a training loop.
+    E("neural", "dtype_mismatch", "recoverable",
+      "float64 data reached float32 layers (or the reverse)",
+      patterns=(r"must have the same dtype", r"[Ff]ound dtype (Float|Double) but expected",
+                r"expected scalar type (Float|Double) but found (Float|Double)",
+                r"was expected to be a (float|double) tensor but is a (float|double) tensor")),
+    E("neural", "input_width", "recoverable",
+      "the first layer's input width differs from the number of features it is given",
+      patterns=(r"mat1 and mat2 shapes cannot be multiplied",
+                r"expected axis -1 of input shape to have value \d+")),
+    E("neural", "loss_target_mismatch", "recoverable",
+      "the loss does not suit the task or the labels' shape (e.g. class labels to a BCE loss)",
+      patterns=(r"Target size \(torch\.Size\(\[.*\]\)\) must be the same as input size",
+                r"`target` and `output` must have the same (shape|rank)",
+                r"0D or 1D target tensor expected", r"Target -?\d+ is out of bounds",
+                r"expected scalar type Long but found", r"Received a label value of")),
+    E("neural", "out_of_memory", "recoverable",
+      "the network or its batches do not fit in memory (the allocator refused)",
+      patterns=(r"DefaultCPUAllocator: can't allocate memory", r"CUDA out of memory",
+                r"OutOfMemoryError", r"OOM when allocating", r"ResourceExhaustedError")),
+    # API drift between the code and the installed libraries.
+    E("api", "unexpected_keyword", "recoverable",
+      "a keyword argument the installed version does not take (removed or renamed)",
+      patterns=(r"unexpected keyword argument", r"Argument\(s\) not recognized",
+                r"Unrecognized keyword arguments passed to")),
+    E("api", "invalid_parameter", "recoverable",
+      "a parameter value the installed version rejects",
+      exceptions=("InvalidParameterError",), patterns=(r"The '\w+' parameter of \w+ must be",)),
+    E("api", "removed_attribute", "recoverable",
+      "a function, class or attribute the installed version no longer has",
+      exceptions=("AttributeError",), patterns=(r"has no attribute",)),
+    E("api", "removed_function", "recoverable",
+      "a function the installed version removed, whose message names the replacement",
+      patterns=(r"(is now|has been|was) removed", r"deprecated in favou?r of")),
+    E("api", "changed_return_type", "recoverable",
+      "a library call returned a different type than the code expects",
+      exceptions=("TypeError", "ValueError"),
+      patterns=(r"cannot unpack non-iterable", r"too many values to unpack",
+                r"not enough values to unpack", r"object is not subscriptable")),
+    # Data flow.
+    E("data_flow", "missing_column", "recoverable", "the code uses a column the data lacks",
+      patterns=(r"not columns of the dataframe", r"columns are missing", r"not in index",
+                r"A given column is not", r"^KeyError: ")),
+    E("data_flow", "small_class", "recoverable",
+      "a class has too few members for a stratified split or the number of folds",
+      patterns=(r"least populated class(es)? in y ha(s|ve) only",
+                r"should be greater or equal to the number of classes",
+                r"cannot be greater than the number of members in each class")),
+    E("data_flow", "metric_needs_scores", "recoverable",
+      "a metric that needs probabilities or scores was given class labels",
+      patterns=(r"multi_class must be in \('ovo', 'ovr'\)", r"`y_score` needs to be of shape",
+                r"y_prob contains values (greater|less) than")),
+    E("data_flow", "feature_mismatch", "recoverable",
+      "a shape or feature-count mismatch between steps",
+      patterns=(r"features, but \w+ is expecting", r"shapes .* not aligned",
+                r"Found input variables with inconsistent numbers",
+                r"k should be <= n_features", r"n_components=\S+ must be between",
+                r"[Ee]xpected \d+ features", r"matmul: Input operand")),
+    E("data_flow", "train_validation_mismatch", "recoverable",
+      "data seen at predict time differs from training (new categories, columns)",
+      patterns=(r"Found unknown categories", r"feature names should match",
+                r"Feature names unseen at fit time", r"y contains previously unseen labels")),
+    E("data_flow", "label_encoding", "recoverable",
+      "the target's type does not suit the estimator (e.g. continuous labels to a classifier)",
+      patterns=(r"Unknown label type", r"can't handle a mix of",
+                r"Classification metrics can't handle")),
+    E("data_flow", "nan_input", "recoverable", "NaN or infinity reached an estimator",
+      patterns=(r"Input \w* ?contains NaN", r"contains infinity", r"contains NaN",
+                r"Input contains NaN")),
+    E("data_flow", "dtype", "recoverable",
+      "strings or wrong dtypes reached numeric-only code",
+      patterns=(r"could not convert string to float", r"Cannot cast", r"invalid literal for",
+                r"dtype='?<?U", r"ufunc '\w+' not supported for the input types",
+                r"[Ss]parse (data|matrix) was passed")),
+    # Numerical trouble.
+    E("numerical", "divergence", "recoverable", "training diverged (loss went to inf/NaN)",
+      patterns=(r"under-/overflow occurred", r"[Dd]iverg", r"loss is (nan|inf)",
+                r"NaN loss", r"non-finite parameter weights")),
+    E("numerical", "non_finite_output", "recoverable",
+      "the model predicted NaN or infinity", patterns=(r"predictions contain NaN or infinity",)),
+    E("numerical", "overflow", "recoverable", "a numeric overflow",
+      exceptions=("OverflowError", "FloatingPointError"),
+      patterns=(r"overflow", r"out of range", r"range error")),
+    E("numerical", "singular_matrix", "recoverable", "a singular or ill-conditioned matrix",
+      exceptions=("LinAlgError",), patterns=(r"[Ss]ingular matrix",
+                                             r"not positive definite")),
+    E("numerical", "non_convergence", "recoverable",
+      "the optimiser did not converge and the model is no better than the baseline"),
+    # Runs that worked but should not be trusted.
+    E("quality", "below_baseline", "recoverable",
+      "the validation score is no better than the dummy baseline"),
+    E("quality", "suspected_leakage", "recoverable",
+      "a near-perfect score with a feature that nearly equals the target",
+      redraft=False),
+    # The catch-alls, last.
+    E("data_flow", "value_error", "recoverable", "a ValueError no finer rule explains",
+      exceptions=("ValueError",)),
+    E("runtime", "unclassified", "recoverable", "nothing above matched"),
+)
+
+BY_KEY = {row.key: row for row in TAXONOMY}
+UNCLASSIFIED = BY_KEY["runtime.unclassified"]
+
+
+def entry(cls: str, subclass: str) -> TaxonomyEntry:
+    return BY_KEY.get(f"{cls}.{subclass}", UNCLASSIFIED)
+
+
+def markdown() -> str:
+    lines = ["| class.subclass | severity | what it means | detected by | repair actions |",
+             "|---|---|---|---|---|"]
+    for row in TAXONOMY:
+        signals = [f"status {s}" for s in row.statuses] + list(row.exceptions) + [
+            f"`{p}`" for p in row.patterns]
+        lines.append(f"| `{row.key}` | {row.severity} | {row.description} | "
+                     f"{'; '.join(signals).replace('|', '&#124;') or 'checks after the run'} | "
+                     f"{', '.join(row.repair_actions) or '-'} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown())  # noqa: T201

@@ -1,0 +1,193 @@
+"""Resource prediction: peak memory and wall time of a candidate's full run, before it runs.
+
+An analytic model from the data profile and the model family, refined by the smoke run
+when there was one (the same harness on a sample: its measured memory and time are
+scaled to the full data), then bounded by a split-conformal margin learnt from past runs
+(the knowledge base keeps every run's predicted and measured figures): the bound is the
+prediction times the ceil((n+1)*0.95)-th smallest measured/predicted ratio, which holds
+for at least 95% of runs like the past ones. With fewer than 19 past runs a fixed margin
+stands in.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+
+from pydantic import BaseModel, ConfigDict
+
+from pipesmith.agents.families.registry import backend_of
+from pipesmith.agents.schemas import CandidateSpec, DataProfile
+
+BASE_MB = 230.0  # Python with pandas, NumPy and scikit-learn imported (measured here)
+BASE_S = 2.2  # the harness's start-up: interpreter and imports (measured here)
+DATA_COPIES = 4.0  # frame, split, preprocessed arrays and the model's own copy
+NODE_BYTES = 96.0  # one tree node with its value array, roughly
+FIT_SECONDS_PER_MCELL = {  # seconds per million (rows x features) cells, per family
+    "random_forest": 1.2, "extra_trees": 0.8, "hist_gradient_boosting": 0.6,
+    "logistic_regression": 0.2, "ridge": 0.05, "svc": 4.0, "svr": 4.0, "knn": 0.3,
+    "kmeans": 0.3, "gaussian_mixture": 0.5, "agglomerative": 3.0,
+    "lightgbm": 0.4, "xgboost": 0.6, "catboost": 1.0,
+}
+# Neural backends: the framework's import on top of BASE_MB/BASE_S (measured here: torch
+# +180 MB, TensorFlow with Keras +480 MB resident; torch's first optimiser step imports
+# torch._dynamo, seconds more), and the cost of one optimiser step and
+# of one epoch's bookkeeping (Keras' fit() runs callbacks and a validation pass per epoch).
+FRAMEWORK = {"torch": {"mb": 180.0, "s": 5.0, "step_s": 0.004, "epoch_s": 0.01},
+             "tensorflow": {"mb": 480.0, "s": 7.0, "step_s": 0.004, "epoch_s": 0.1}}
+DEFAULT_MARGIN = {"memory": 1.5, "wall": 2.5}
+# Boosting grows one tree per class each round, and the per-family constant above was
+# measured on binary and regression tasks with 100 rounds. Multiclass cost grows about as
+# the square root of the classes (the trees share the rows' binning and gradients):
+# leaf_flavia, 32 classes x 200 rounds, took 5.0 s more per fold than its smoke run; the
+# constant alone said 0.3 s, x sqrt(32) x 2 rounds says 3.8 s, x 32 x 2 said 20 s.
+BOOSTING = {"hist_gradient_boosting", "lightgbm", "xgboost", "catboost"}
+COVERAGE = 0.95
+
+
+class ResourcePrediction(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    peak_mem_mb: float
+    wall_s: float
+    mem_bound_mb: float
+    wall_bound_s: float
+    basis: str  # "analytic" or "smoke"
+    margin: dict[str, float]  # the multipliers behind the bounds
+    calibration_runs: int  # past runs the margins were learnt from
+
+
+SIZE_KEYWORDS = ("n_estimators", "min_samples_leaf", "epochs", "batch_size")
+
+
+def sized_from_code(spec: CandidateSpec | None, code: str) -> CandidateSpec | None:
+    """The spec with the model-size parameters the code actually passes: the code that
+    runs, not the plan, decides the cost."""
+    if spec is None:
+        return None
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return spec
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in SIZE_KEYWORDS and \
+                isinstance(node.value, ast.Constant) and isinstance(node.value.value, int):
+            found[node.arg] = max(found.get(node.arg, 0), node.value.value)
+        if isinstance(node, ast.keyword) and node.arg == "hidden":
+            try:
+                found["hidden"] = tuple(int(w) for w in ast.literal_eval(node.value))
+            except (ValueError, TypeError, SyntaxError):
+                pass
+    return spec.model_copy(update={"params": {**spec.params, **found}}) if found else spec
+
+
+def feature_cells(profile: DataProfile) -> float:
+    """Rows x columns after encoding (one-hot capped at 20 categories per column)."""
+    width = sum(min(c.n_unique, 20) if c.kind == "categorical" else 1
+                for c in profile.columns if c.kind in ("numeric", "categorical"))
+    return float(profile.n_rows) * max(width, 1)
+
+
+def analytic(profile: DataProfile, spec: CandidateSpec | None, cv_folds: int,
+             rows: int | None = None) -> tuple[float, float]:
+    """(peak MB, wall s) for `rows` rows (default: all of them)."""
+    rows = rows or profile.n_rows
+    cells = feature_cells(profile) * rows / max(profile.n_rows, 1)
+    family = spec.family if spec else "random_forest"
+    if backend_of(family) in FRAMEWORK:
+        return _neural(profile, spec, cv_folds, rows, cells)
+    data_mb = cells * 8 * DATA_COPIES / 1e6
+    model_mb = 0.0
+    n_estimators = (spec.params.get("n_estimators", 0) if spec else 0) or 0
+    if n_estimators:
+        model_mb = n_estimators * 2 * rows * NODE_BYTES / 1e6 / max(
+            1, spec.params.get("min_samples_leaf", 1))
+    if family in ("svc", "svr", "agglomerative"):
+        model_mb += min(200.0, rows * rows * 8 / 1e6)  # kernel cache / distance matrix
+    size = max(1.0, n_estimators / 100)
+    fit_s = FIT_SECONDS_PER_MCELL.get(family, 1.0) * cells / 1e6 * size * math.log2(rows + 2)
+    return BASE_MB + data_mb + model_mb, BASE_S + fit_s * (1 + cv_folds)
+
+
+def _neural(profile: DataProfile, spec: CandidateSpec, cv_folds: int, rows: int,
+            cells: float) -> tuple[float, float]:
+    """A network: the framework, the data as float32 tensors, and weights with their
+    gradients and two AdamW moments (4 copies of float32) for memory; optimiser steps and
+    epochs for time (early stopping only makes it shorter)."""
+    framework = FRAMEWORK[backend_of(spec.family)]
+    width = cells / max(rows, 1)
+    layers = [width, *spec.params.get("hidden", (64, 32)), 8]
+    weights = sum(a * b for a, b in zip(layers, layers[1:], strict=False))
+    batch = spec.params.get("batch_size", 64)
+    activations = batch * sum(layers) * 4 * 3  # forward values, gradients, dropout masks
+    memory = BASE_MB + framework["mb"] + (cells * 4 * DATA_COPIES + weights * 16
+                                          + activations) / 1e6
+    epochs = spec.params.get("epochs", 60)
+    steps = epochs * math.ceil(rows / batch)
+    size = max(1.0, weights / 1e5)  # bigger layers make each step slower
+    fit_s = steps * framework["step_s"] * size + epochs * framework["epoch_s"]
+    return memory, BASE_S + framework["s"] + fit_s * (1 + cv_folds)
+
+
+def fold_job_wall_s(profile: DataProfile, spec: CandidateSpec | None, train_rows: int,
+                    smoke: dict | None, smoke_rows: int) -> float:
+    """Seconds of one sandbox job that trains on `train_rows` rows (a fold, or the refit):
+    the smoke run, one such job on a sample, measures this machine and this code, and the
+    analytic model adds what the extra rows cost."""
+    def fit_s(rows: int) -> float:
+        return analytic(profile, spec, 0, rows=rows)[1] - analytic(profile, spec, 0, rows=1)[1]
+
+    scale = boosting_scale(profile, spec)
+    if smoke:
+        sample = min(smoke_rows, profile.n_rows)
+        return smoke["wall_s"] + scale * max(0.0, fit_s(train_rows) - fit_s(sample))
+    return analytic(profile, spec, 0, rows=1)[1] + scale * fit_s(train_rows)
+
+
+def boosting_scale(profile: DataProfile, spec: CandidateSpec | None) -> float:
+    """Trees grown relative to the 100 single trees behind FIT_SECONDS_PER_MCELL (analytic()
+    already counts `n_estimators`; HistGradientBoosting and CatBoost name their rounds
+    otherwise)."""
+    if spec is None or spec.family not in BOOSTING:
+        return 1.0
+    rounds = spec.params.get("max_iter") or spec.params.get("iterations")
+    classes = profile.n_classes if (profile.n_classes or 0) > 2 else 1
+    return math.sqrt(classes) * (rounds / 100 if isinstance(rounds, int) else 1.0)
+
+
+def conformal_margin(ratios: list[float], default: float) -> float:
+    """The split-conformal quantile of measured/predicted ratios (never below 1)."""
+    n = len(ratios)
+    if n < math.ceil(1 / (1 - COVERAGE)) - 1:  # 19 runs for 95%
+        return default
+    rank = min(n, math.ceil((n + 1) * COVERAGE))
+    return max(1.0, sorted(ratios)[rank - 1])
+
+
+def predict(profile: DataProfile, spec: CandidateSpec | None, cv_folds: int,
+            smoke: dict | None, smoke_rows: int, history: list[dict]) -> ResourcePrediction:
+    """`smoke`: the smoke run's measured peak_mem_mb and wall_s, when it ran; `history`:
+    past executions with predicted and measured memory and time."""
+    mem, wall = analytic(profile, spec, cv_folds)
+    basis = "analytic"
+    if smoke:
+        small_mem, small_wall = analytic(profile, spec, 0,
+                                         rows=min(smoke_rows, profile.n_rows))
+        # The smoke run measures this machine and this code; the model supplies the scaling.
+        mem = smoke["peak_mem_mb"] + (mem - small_mem)
+        wall = smoke["wall_s"] + max(0.0, wall - small_wall)
+        basis = "smoke"
+    margins = {
+        "memory": conformal_margin([h["measured_mem_mb"] / h["predicted_mem_mb"]
+                                    for h in history if h.get("predicted_mem_mb")],
+                                   DEFAULT_MARGIN["memory"]),
+        "wall": conformal_margin([h["measured_wall_s"] / h["predicted_wall_s"]
+                                  for h in history if h.get("predicted_wall_s")],
+                                 DEFAULT_MARGIN["wall"]),
+    }
+    return ResourcePrediction(
+        peak_mem_mb=round(mem, 1), wall_s=round(wall, 2),
+        mem_bound_mb=round(mem * margins["memory"], 1),
+        wall_bound_s=round(wall * margins["wall"], 2), basis=basis,
+        margin={k: round(v, 3) for k, v in margins.items()}, calibration_runs=len(history))

@@ -1,0 +1,200 @@
+"""Repairs of API drift: imports, keywords, values and attributes the installed libraries
+no longer accept, learnt from the libraries themselves and the migration table."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import functools
+import importlib
+import pkgutil
+import re
+import sys
+import warnings
+
+from pipesmith.agents.prevalidator.static_checks import imported_names
+from pipesmith.agents.repair.patches.editing import (
+    RepairContext,
+    edit_keyword,
+    find_calls,
+    import_alias,
+    message_text,
+    parameters,
+    replace_nodes,
+    resolve,
+)
+from pipesmith.agents.schemas import Diagnosis
+
+# --- imports -----------------------------------------------------------------------------------
+
+# Names that moved or left, where no installed module can tell us (checked first).
+KNOWN_MOVES = {
+    "Imputer": ("sklearn.impute", "SimpleImputer"),
+    "cross_validation": ("sklearn", "model_selection"),
+    "joblib": ("joblib", None),
+    "plot_confusion_matrix": ("sklearn.metrics", "ConfusionMatrixDisplay"),
+    "load_boston": ("sklearn.datasets", "fetch_california_housing"),
+}
+# Popular packages that are not installed here, and the scikit-learn model to use instead.
+SUBSTITUTES = {
+    "XGBClassifier": ("sklearn.ensemble", "HistGradientBoostingClassifier"),
+    "XGBRegressor": ("sklearn.ensemble", "HistGradientBoostingRegressor"),
+    "LGBMClassifier": ("sklearn.ensemble", "HistGradientBoostingClassifier"),
+    "LGBMRegressor": ("sklearn.ensemble", "HistGradientBoostingRegressor"),
+    "CatBoostClassifier": ("sklearn.ensemble", "HistGradientBoostingClassifier"),
+    "CatBoostRegressor": ("sklearn.ensemble", "HistGradientBoostingRegressor"),
+    "NGBClassifier": ("sklearn.ensemble", "HistGradientBoostingClassifier"),
+    "NGBRegressor": ("sklearn.ensemble", "HistGradientBoostingRegressor"),
+}
+
+
+@functools.lru_cache(maxsize=8)
+def public_names(package: str) -> dict[str, str]:
+    """Public name -> the shortest module path of `package` that exports it."""
+    try:
+        root = importlib.import_module(package)
+    except ImportError:
+        return {}
+    found: dict[str, str] = {}
+    modules = [root]
+    for info in pkgutil.walk_packages(getattr(root, "__path__", []), prefix=package + "."):
+        parts = info.name.split(".")
+        if any(p.startswith("_") or p in ("tests", "testing", "conftest", "experimental")
+               for p in parts[1:]):
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                modules.append(importlib.import_module(info.name))
+        except Exception:  # some optional submodules fail to import; they export nothing then
+            continue
+    for module in sorted(modules, key=lambda m: m.__name__.count(".")):
+        for name in getattr(module, "__all__", None) or dir(module):
+            if not name.startswith("_"):
+                found.setdefault(name, module.__name__)
+    return found
+
+
+def locate(name: str, package: str) -> tuple[str, str] | None:
+    """Where `name` (or the closest public name) lives now in `package`."""
+    if name in KNOWN_MOVES and KNOWN_MOVES[name][1]:
+        return KNOWN_MOVES[name]
+    if name in SUBSTITUTES:
+        return SUBSTITUTES[name]
+    names = public_names(package)
+    if name in names:
+        return names[name], name
+    close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.75)
+    return (names[close[0]], close[0]) if close else None
+
+
+def _installed_top_levels() -> list[str]:
+    from importlib.metadata import packages_distributions
+
+    return sorted(set(packages_distributions()) | set(sys.stdlib_module_names))
+
+
+def replace_import(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
+    message = message_text(diagnosis)
+    tree = ast.parse(code)
+    missing = re.search(r"No module named '([\w.]+)'", message)
+    cannot = re.search(r"cannot import name '(\w+)' from '([\w.]+)'", message)
+    edits = []
+    for node in [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            broken_module = missing and (node.module == missing.group(1)
+                                         or node.module.startswith(missing.group(1) + "."))
+            lines = []
+            for alias in node.names:
+                broken_name = cannot and alias.name == cannot.group(1)
+                if not (broken_module or broken_name):
+                    lines.append(f"from {node.module} import "
+                                 f"{import_alias(alias.name, alias.asname)}")
+                    continue
+                package = node.module.split(".")[0]
+                if broken_module and package == missing.group(1).split(".")[0]:
+                    package = "sklearn" if alias.name in SUBSTITUTES else package
+                where = locate(alias.name, package) or locate(alias.name, "sklearn")
+                if where is None:
+                    return None
+                module, name = where
+                lines.append(f"from {module} import "
+                             f"{import_alias(name, alias.asname or alias.name)}")
+            if lines != [f"from {node.module} import {import_alias(a.name, a.asname)}"
+                         for a in node.names]:
+                edits.append((node, "\n".join(lines)))
+        elif isinstance(node, ast.Import) and missing:
+            for alias in node.names:
+                if alias.name == missing.group(1):
+                    close = difflib.get_close_matches(alias.name, _installed_top_levels(), n=1,
+                                                      cutoff=0.8)
+                    if not close:
+                        return None
+                    new = import_alias(close[0], alias.asname or alias.name)
+                    edits.append((node, f"import {new}"))
+    return replace_nodes(code, edits) if edits else None
+
+
+def fix_keyword(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
+    """Rename a keyword to the closest parameter the installed callable takes, else drop it."""
+    found = re.search(r"(\w+)(?:\.__init__)?\(\) got an unexpected keyword argument '(\w+)'",
+                      message_text(diagnosis))
+    if not found:
+        return None
+    callee, keyword = found.groups()
+    tree = ast.parse(code)
+    if not any(kw.arg == keyword for c in find_calls(tree, callee) for kw in c.keywords):
+        callee = None  # the message named a base class or a wrapper; fix every such call
+    params = parameters(resolve(tree, callee)) if callee else []
+    close = difflib.get_close_matches(keyword, params, n=1, cutoff=0.6)
+    return edit_keyword(code, tree, callee, keyword, new_name=close[0] if close else None)
+
+
+def fix_parameter_value(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
+    """Use the closest allowed value, the bound the message states, or the default."""
+    message = message_text(diagnosis)
+    tree = ast.parse(code)
+    invalid = re.search(r"The '(\w+)' parameter of (\w+) must be (.*?)\. Got (.*?) instead",
+                        message)
+    if invalid:
+        param, callee, allowed, got = invalid.groups()
+        options = re.findall(r"'([^']*)'", allowed.split(" or ")[0]) if "among" in allowed else []
+        close = difflib.get_close_matches(got.strip("'\""), options, n=1, cutoff=0.5)
+        if close:
+            return edit_keyword(code, tree, callee, param, new_value=repr(close[0]))
+        return edit_keyword(code, tree, callee, param)
+    bound = re.search(r"(\w+)=\S+ must be between \S+ and .*?=(\d+)", message) or \
+        re.search(r"(k) should be <= n_features = (\d+)", message)
+    if bound:
+        return edit_keyword(code, tree, None, bound.group(1), new_value=bound.group(2))
+    return None
+
+
+def numpy_aliases() -> dict[str, str]:
+    """Removed numpy names and what replaced them, from the migration table."""
+    from pipesmith.agents.repair.patches.migrations import rows
+
+    return {row.old: row.new for row in rows("attribute") if row.scope == "numpy"}
+
+
+def replace_attribute(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
+    found = re.search(r"module '([\w.]+)' has no attribute '(\w+)'", message_text(diagnosis))
+    if not found:
+        return None
+    module_name, attr = found.groups()
+    tree = ast.parse(code)
+    aliases = {local for local, target in imported_names(tree).items() if target == module_name}
+    nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr
+             and isinstance(n.value, ast.Name) and n.value.id in aliases]
+    if not nodes:
+        return None
+    if module_name == "numpy" and attr in numpy_aliases():
+        new = numpy_aliases()[attr]
+        return replace_nodes(code, [(n, new.replace("np.", f"{n.value.id}.")) for n in nodes])
+    module = importlib.import_module(module_name)
+    close = difflib.get_close_matches(attr, [a for a in dir(module) if not a.startswith("_")],
+                                      n=1, cutoff=0.75)
+    return replace_nodes(code, [(n, f"{n.value.id}.{close[0]}") for n in nodes]) if close \
+        else None
+
+

@@ -1,0 +1,170 @@
+"""What every repair patch shares: the context it is given and AST-preserving edits.
+
+Edits are made through the AST (find the node, splice new text in at its position) so the
+rest of the file keeps its formatting and comments.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+from dataclasses import dataclass, field
+
+from pipesmith.agents.prevalidator.static_checks import imported_names
+from pipesmith.agents.schemas import Diagnosis
+
+
+@dataclass(frozen=True)
+class RepairContext:
+    columns: list[str] = field(default_factory=list)  # the data's feature columns
+    leaky_columns: list[str] = field(default_factory=list)
+    task_type: str = "classification"
+    column_kinds: dict[str, str] = field(default_factory=dict)  # column -> numeric/categorical/...
+
+
+
+def offsets(code: str, node: ast.AST) -> tuple[int, int]:
+    """Character offsets of a node (AST columns are UTF-8 byte offsets)."""
+    lines = code.splitlines(keepends=True)
+
+    def to_index(line: int, col: int) -> int:
+        before = sum(len(text) for text in lines[: line - 1])
+        return before + len(lines[line - 1].encode()[:col].decode(errors="ignore"))
+
+    return to_index(node.lineno, node.col_offset), to_index(node.end_lineno, node.end_col_offset)
+
+
+def replace_nodes(code: str, edits: list[tuple[ast.AST, str]]) -> str:
+    """Replace each node's source text; later nodes first so offsets stay valid."""
+    spans = sorted(((*offsets(code, node), text) for node, text in edits), reverse=True)
+    for start, end, text in spans:
+        code = code[:start] + text + code[end:]
+    return code
+
+
+def message_text(diagnosis: Diagnosis) -> str:
+    return diagnosis.summary + "\n" + "\n".join(diagnosis.evidence)
+
+
+def callee_name(call: ast.Call) -> str:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+
+
+def find_calls(tree: ast.AST, name: str | None = None) -> list[ast.Call]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+            and (name is None or callee_name(n) == name)]
+
+
+def resolve(tree: ast.AST, name: str):
+    """The installed object the code means by `name`, or None."""
+    target = imported_names(tree).get(name)
+    if target is None:
+        return None
+    module, _, attr = target.partition(":")
+    try:
+        obj = importlib.import_module(module)
+        return getattr(obj, attr) if attr else obj
+    except (ImportError, AttributeError):
+        return None
+
+
+def build_pipeline_returns(tree: ast.Module) -> list[ast.Return]:
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "build_pipeline":
+            return [n for n in ast.walk(node) if isinstance(n, ast.Return) and n.value]
+    return []
+
+
+def wrap_returns(code: str, helper_name: str, helper_code: str, *args: str) -> str | None:
+    """Wrap every `return X` of build_pipeline as `return helper(X, *args)`; add the helper.
+    In a plain script (no build_pipeline), wrap the estimators the script fits instead:
+    `model = LogisticRegression()` ... `model.fit(X, y)` becomes
+    `model = helper(LogisticRegression(), *args)`, the helper placed after the imports."""
+    tree = ast.parse(code)
+    returns = build_pipeline_returns(tree)
+    extra = "".join(f", {a}" for a in args)
+
+    def wrapped(node: ast.expr) -> str:
+        text = ast.get_source_segment(code, node)
+        return f"({text})" if isinstance(node, ast.Tuple) else text
+
+    if not returns:
+        fitted = fitted_constructions(tree)
+        if not fitted or any(f"{helper_name}(" in (ast.get_source_segment(code, n) or "")
+                             for n in fitted):
+            return None
+        code = replace_nodes(code, [(n, f"{helper_name}({wrapped(n)}{extra})")
+                                    for n in fitted])
+        return code if f"def {helper_name}(" in code else \
+            insert_after_imports(code, helper_code)
+    code = replace_nodes(code, [(r.value, f"{helper_name}({wrapped(r.value)}{extra})")
+                                 for r in returns])
+    if f"def {helper_name}(" not in code:
+        code = code.rstrip() + "\n\n\n" + helper_code.strip() + "\n"
+    return code
+
+
+FIT_METHODS = ("fit", "fit_predict", "fit_transform")
+
+
+def fitted_constructions(tree: ast.Module) -> list[ast.Call]:
+    """In a script: the constructor calls assigned to names whose `.fit(...)` is called
+    (`model = SVC()` ... `model.fit(X, y)`), or passed to cross-validation helpers."""
+    fitted = {n.func.value.id for n in ast.walk(tree) if isinstance(n, ast.Call)
+              and isinstance(n.func, ast.Attribute) and n.func.attr in FIT_METHODS
+              and isinstance(n.func.value, ast.Name)}
+    fitted |= {n.args[0].id for n in ast.walk(tree) if isinstance(n, ast.Call)
+               and callee_name(n) in ("cross_val_score", "cross_validate",
+                                      "cross_val_predict", "GridSearchCV",
+                                      "RandomizedSearchCV")
+               and n.args and isinstance(n.args[0], ast.Name)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name) and node.targets[0].id in fitted and \
+                isinstance(node.value, ast.Call) and callee_name(node.value)[:1].isupper():
+            found.append(node.value)
+    return found
+
+
+def insert_after_imports(code: str, helper: str) -> str:
+    """Scripts run top to bottom: a helper goes after the last top-level import."""
+    tree = ast.parse(code)
+    imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    lines = code.splitlines(keepends=True)
+    at = imports[-1].end_lineno if imports else 0
+    return "".join(lines[:at]) + "\n\n" + helper.strip("\n") + "\n\n\n" + "".join(lines[at:])
+
+
+def import_alias(name: str, asname: str | None) -> str:
+    return name if not asname or asname == name else f"{name} as {asname}"
+
+
+def parameters(obj) -> list[str]:
+    try:
+        return list(inspect.signature(obj).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
+def edit_keyword(code: str, tree: ast.Module, callee: str | None, keyword: str,
+                  new_name: str | None = None, new_value: str | None = None) -> str | None:
+    """Rename, revalue or (both None) drop `keyword` in calls to `callee` (any call if None)."""
+    edits = []
+    for call in find_calls(tree, callee):
+        kws = [kw for kw in call.keywords if kw.arg == keyword]
+        if not kws:
+            continue
+        if new_value is not None:
+            edits.append((kws[0].value, new_value))
+            continue
+        if new_name is not None:
+            kws[0].arg = new_name
+        else:
+            call.keywords = [kw for kw in call.keywords if kw.arg != keyword]
+        edits.append((call, ast.unparse(call)))
+    return replace_nodes(code, edits) if edits else None
+
+

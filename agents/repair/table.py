@@ -1,0 +1,156 @@
+"""The offline repair knowledge, as one table: which patch answers which failure.
+
+Each row names a taxonomy class.subclass, the repair action (the name diagnoses, the
+knowledge base and reports use), an optional trigger (a regex the failure's text must
+match before the patch is tried), the patch function, and where the knowledge comes from.
+Rows of one class are tried in table order; the taxonomy's repair actions for a class are
+read from here (agents/diagnostician/taxonomy.py adds "redraft" last). To teach pipesmith a
+new repair, write the patch in the family module under agents/repair/patches/ and add a row
+here.
+
+A patch takes the failing code, its diagnosis and what is known about the data, and
+returns new code or None when it does not apply.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pipesmith.agents.repair.patches import (
+    api_drift,
+    data_flow,
+    migrations,
+    numerical,
+    resources,
+    structure,
+)
+from pipesmith.agents.repair.patches.editing import RepairContext, message_text
+from pipesmith.agents.schemas import Diagnosis
+
+__all__ = ["RULES", "RepairContext", "Rule", "actions_for", "apply", "rule_for"]
+
+Patch = Callable[[str, Diagnosis, RepairContext], "str | None"]
+OWN = "derived"  # knowledge derived from the installed libraries or the code itself
+
+
+@dataclass(frozen=True)
+class Rule:
+    key: str  # taxonomy class.subclass
+    action: str
+    patch: Patch
+    trigger: str = ""  # a regex on the failure's summary and evidence; "" = any failure
+    source: str = OWN  # a URL, or "derived" (signatures, messages, the code itself)
+
+
+R = Rule
+MIGRATIONS = "agents/repair/patches/migrations.csv (a source URL per row)"
+RULES: tuple[Rule, ...] = (
+    # resources
+    R("resource.timeout", "remove_infinite_loop", resources.remove_infinite_loop),
+    R("resource.timeout", "shrink_model", resources.shrink_model),
+    R("resource.out_of_memory", "shrink_model", resources.shrink_model),
+    R("resource.process_limit", "single_process", resources.single_process),
+    R("neural.out_of_memory", "shrink_model", resources.shrink_model),
+    # code that never ran
+    R("syntax.invalid_syntax", "fix_syntax", structure.fix_syntax),
+    R("contract.no_build_pipeline", "fix_contract", structure.fix_contract),
+    R("contract.wrong_return_type", "fix_contract", structure.fix_contract),
+    R("contract.unpicklable", "lift_lambdas", structure.lift_lambdas),
+    R("sandbox_policy.network_denied", "remove_network_access", structure.remove_network_access),
+    # API drift
+    R("import.missing_module", "migrate_api", migrations.migrate_api, source=MIGRATIONS),
+    R("import.missing_module", "replace_import", api_drift.replace_import,
+      r"No module named"),
+    R("import.version_conflict", "migrate_api", migrations.migrate_api, source=MIGRATIONS),
+    R("import.version_conflict", "replace_import", api_drift.replace_import,
+      r"cannot import name"),
+    R("api.unexpected_keyword", "migrate_api", migrations.migrate_api, source=MIGRATIONS),
+    R("api.unexpected_keyword", "fix_keyword", api_drift.fix_keyword,
+      r"unexpected keyword argument|not recognized|Unrecognized keyword"),
+    R("api.invalid_parameter", "migrate_api", migrations.migrate_api, source=MIGRATIONS),
+    R("api.invalid_parameter", "fix_parameter_value", api_drift.fix_parameter_value),
+    R("api.removed_attribute", "migrate_api", migrations.migrate_api, source=MIGRATIONS),
+    R("api.removed_attribute", "replace_attribute", api_drift.replace_attribute,
+      r"has no attribute"),
+    R("api.removed_function", "migrate_api", migrations.migrate_api, source=MIGRATIONS),
+    # data flow
+    R("data_flow.missing_column", "fix_columns", data_flow.fix_columns),
+    R("data_flow.feature_mismatch", "align_features", data_flow.align_features,
+      r"features, but \w+ is expecting|feature names should match|Feature names unseen"),
+    R("data_flow.feature_mismatch", "fix_parameter_value", api_drift.fix_parameter_value),
+    R("data_flow.train_validation_mismatch", "align_features", data_flow.align_features),
+    R("data_flow.train_validation_mismatch", "encode_categoricals",
+      data_flow.encode_categoricals),
+    R("data_flow.nan_input", "add_imputation", data_flow.add_imputation),
+    R("data_flow.dtype", "densify", data_flow.densify, r"[Ss]parse (data|matrix) was passed"),
+    R("data_flow.dtype", "encode_categoricals", data_flow.encode_categoricals),
+    R("data_flow.small_class", "relax_split", data_flow.relax_split),
+    R("data_flow.metric_needs_scores", "use_probabilities", data_flow.use_probabilities),
+    # numerical and neural
+    R("neural.dtype_mismatch", "cast_float32", numerical.cast_float32),
+    R("neural.input_width", "infer_input_width", numerical.infer_input_width),
+    R("neural.loss_target_mismatch", "fix_loss", numerical.fix_loss),
+    R("numerical.divergence", "lower_learning_rate", numerical.lower_learning_rate),
+    R("numerical.divergence", "clip_gradients", numerical.clip_gradients),
+    R("numerical.divergence", "scale_features", numerical.scale_features),
+    R("numerical.non_finite_output", "scale_features", numerical.scale_features),
+    R("numerical.non_finite_output", "lower_learning_rate", numerical.lower_learning_rate),
+    R("numerical.overflow", "scale_features", numerical.scale_features),
+    R("numerical.singular_matrix", "scale_features", numerical.scale_features),
+    R("numerical.non_convergence", "increase_iterations", numerical.increase_iterations),
+    R("numerical.non_convergence", "scale_features", numerical.scale_features),
+    # runs that worked but should not be trusted
+    R("quality.below_baseline", "replace_placeholder_model", numerical.replace_placeholder_model),
+    R("quality.below_baseline", "increase_iterations", numerical.increase_iterations),
+    R("quality.below_baseline", "scale_features", numerical.scale_features),
+    R("quality.suspected_leakage", "drop_leaky_columns", data_flow.drop_leaky_columns),
+)
+
+
+def actions_for(key: str) -> tuple[str, ...]:
+    """The repair actions for a taxonomy class.subclass, in the table's order."""
+    return tuple(dict.fromkeys(rule.action for rule in RULES if rule.key == key))
+
+
+def rule_for(action: str, key: str | None = None) -> Rule | None:
+    """The row for `action` under `key`, else the first row with that action."""
+    rows = [rule for rule in RULES if rule.action == action]
+    return next((r for r in rows if r.key == key), rows[0] if rows else None)
+
+
+def apply(action: str, code: str, diagnosis: Diagnosis | None,
+          ctx: RepairContext) -> str | None:
+    """The patched code, or None when the action does not apply or changes nothing."""
+    key = f"{diagnosis.taxonomy_class}.{diagnosis.subclass}" if diagnosis else None
+    rule = rule_for(action, key)
+    if rule is None:
+        return None
+    if rule.trigger and diagnosis is not None and \
+            not re.search(rule.trigger, message_text(diagnosis)):
+        return None
+    try:
+        new = rule.patch(code, diagnosis, ctx)
+        if new is None or new == code:
+            return None
+        ast.parse(new)
+    except (SyntaxError, ValueError, LookupError, TypeError, ImportError):
+        return None
+    return new
+
+
+def markdown() -> str:
+    """The table for docs/repairs.md."""
+    lines = ["| class.subclass | action | trigger | patch | source |", "|---|---|---|---|---|"]
+    for rule in RULES:
+        trigger = f"`{rule.trigger}`".replace("|", "&#124;") if rule.trigger else "any"
+        lines.append(f"| `{rule.key}` | {rule.action} | {trigger} | "
+                     f"`{rule.patch.__module__.rsplit('.', 1)[-1]}.{rule.patch.__name__}` | "
+                     f"{rule.source} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown())  # noqa: T201

@@ -1,0 +1,593 @@
+"""Search: Optuna (TPE) over learner x hyperparameters, with successive halving on rows.
+
+Each bracket asks Optuna for a batch of trials (learner and its hyperparameters; the first
+trials are the warm start: configurations that won on similar past datasets, then the
+bundled portfolio, cheap learners first), runs them all on a share of the training rows,
+and promotes the best third to all the rows (successive halving, eta 3); the others are
+told to Optuna as pruned. Trials run in the sandbox through one persistent worker per
+fold (agents/search/trial_pool.py, sandbox/trial_server.py), alive for the whole search and fed
+one trial at a time, seeing only that fold's training rows and the rows to predict, never
+their labels; the search scores the out-of-fold predictions here, outside the sandbox.
+Folds run `workers` at a time (two on a 2-core machine).
+
+The search's winners become planned candidates: drafted, checked, run and scored by the
+referee, diagnosed and repaired like any other, and offered to the ensembler.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import structlog
+
+from pipesmith.agents.schemas import SearchPlan
+from pipesmith.agents.search.space import (
+    COST,
+    SPACES,
+    as_distributions,
+    default_plan,
+    searchable,
+    suggest,
+)
+from pipesmith.core.metrics import get_metric
+from pipesmith.sandbox.base import ExecJob, Sandbox
+
+log = structlog.get_logger(__name__)
+WORKER = "pipesmith.sandbox.trial_worker"
+ETA = 3  # successive halving keeps the best 1/ETA of a rung
+LOW_SHARE = 0.3  # the first rung's share of the training rows ...
+HALVING_FROM_ROWS = 2000  # ... used only when there are at least this many rows
+BATCH = 6  # trials per bracket
+FIRST_BATCH = 4  # the first bracket, before any trial's cost is known
+MAX_FAILURES = 3  # trials of a learner that may fail before the learner is dropped
+
+
+@dataclass(frozen=True)
+class Folds:
+    """The fold files the trial jobs read, and the labels that stay outside the sandbox.
+
+    Out-of-fold predictions cover the rows some fold predicts (every development row with
+    K folds; the held-out share with a single holdout fold), in `rows` order."""
+
+    folder: Path
+    y: np.ndarray  # labels of the predicted rows, in `rows` order
+    test_index: list[np.ndarray]  # per fold, where its predictions go in `rows` order
+    classes: np.ndarray | None
+    rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+
+    def paths(self, k: int) -> tuple[Path, Path]:
+        return self.folder / f"fold{k}" / "train.parquet", self.folder / f"fold{k}" / "X.parquet"
+
+
+def kfold_plan(frame: pd.DataFrame, target: str, task_type: str, k: int,
+               seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(training rows, rows to predict) per fold: stratified K-fold where classes allow."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    y = frame[target].to_numpy()
+    if task_type == "classification" and pd.Series(y).value_counts().min() >= k:
+        return list(StratifiedKFold(k, shuffle=True, random_state=seed).split(frame, y))
+    return list(KFold(k, shuffle=True, random_state=seed).split(frame))
+
+
+def make_folds(frame: pd.DataFrame, target: str, task_type: str, k: int, seed: int,
+               folder: Path, plan: list[tuple[np.ndarray, np.ndarray]] | None = None) -> Folds:
+    """The fold files: per fold, its training rows with labels and the rows to predict
+    without them. `plan` gives the folds (the run's own, from the referee); by default a
+    seeded K-fold."""
+    plan = plan if plan is not None else kfold_plan(frame, target, task_type, k, seed)
+    rows = np.concatenate([np.asarray(test) for _, test in plan])
+    where = {int(r): i for i, r in enumerate(rows.tolist())}
+    tests = []
+    for i, (train, test) in enumerate(plan):
+        (folder / f"fold{i}").mkdir(parents=True, exist_ok=True)
+        frame.iloc[train].to_parquet(folder / f"fold{i}" / "train.parquet", index=False)
+        frame.iloc[test].drop(columns=[target]).to_parquet(folder / f"fold{i}" / "X.parquet",
+                                                           index=False)
+        tests.append(np.array([where[int(r)] for r in np.asarray(test).tolist()]))
+    y = frame[target].to_numpy()[rows]
+    classes = np.unique(frame[target].to_numpy()) if task_type == "classification" else None
+    return Folds(folder, y, tests, classes, rows)
+
+
+@dataclass
+class TrialResult:
+    number: int
+    family: str
+    params: dict[str, Any]
+    share: float
+    status: str  # ok, error, skipped, pruned
+    score: float | None = None
+    error: str = ""
+    fit_s: float = 0.0
+    at_s: float = 0.0  # seconds since the search started, when the result came back
+    oof: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def record(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "oof"}
+
+
+class TrialRunner:
+    """Runs trials of the learners' code on every fold, in the sandbox.
+
+    `persistent` (the default): one worker per fold stays alive for the whole search
+    (agents/search/trial_pool.py) and runs trial after trial, so a trial pays neither an
+    interpreter nor the imports nor the data loading. Otherwise one sandbox job per fold
+    runs a whole batch (sandbox/trial_worker.py), as before."""
+
+    def __init__(self, sandbox: Sandbox, folds: Folds, *, target: str, task_type: str,
+                 metric: str, seed: int, memory_mb: int, disk_mb: int, workers: int = 2,
+                 persistent: bool = True):
+        self.sandbox, self.folds = sandbox, folds
+        self.target, self.task_type, self.metric = target, task_type, get_metric(metric)
+        self.metric_name, self.seed = metric, seed
+        self.memory_mb, self.disk_mb, self.workers = memory_mb, disk_mb, workers
+        self.persistent = persistent
+        self.pool = None  # the persistent workers, started with the first trials
+        self._lock = threading.Lock()
+        self.jobs_run, self.job_s, self.setup_s = 0, 0.0, 0.0  # for the overhead figures
+
+    def _job_spec(self) -> dict:
+        return {"target": self.target, "task_type": self.task_type, "seed": self.seed,
+                "n_jobs": 1}
+
+    def run(self, batches: list[tuple[str, str, list[dict]]], folder: Path,
+            deadline: float) -> dict[int, dict]:
+        """`batches`: (learner, candidate code, trials). Every trial runs on every fold;
+        returns per trial number its status, out-of-fold predictions (over all folds),
+        score and fit seconds."""
+        folder.mkdir(parents=True, exist_ok=True)
+        folds = range(len(self.folds.test_index))
+        one_fold = self._pool_fold(batches, folder, deadline) if self.persistent else \
+            self._batch_fold(batches, folder, deadline)
+        with ThreadPoolExecutor(max(1, self.workers)) as pool:
+            outputs = list(pool.map(one_fold, folds))
+        merged: dict[int, dict] = {}
+        trial_ids = [t["id"] for _, _, trials in batches for t in trials]
+        for k, (status, per_trial) in zip(folds, outputs, strict=True):
+            for tid in trial_ids:
+                got = per_trial.get(tid, {"status": status if status != "ok" else "error",
+                                          "error": f"no result from fold {k} ({status})"})
+                entry = merged.setdefault(tid, {"status": "ok", "folds": {}, "fit_s": 0.0,
+                                                "error": ""})
+                if got.get("status") != "ok":
+                    entry["status"] = got.get("status", "error")
+                    entry["error"] = entry["error"] or got.get("error", status)
+                    continue
+                entry["fit_s"] += got.get("fit_s", 0.0)
+                entry["folds"][k] = got["arrays"]
+        for entry in merged.values():
+            folds_got = entry.pop("folds")
+            if entry["status"] == "ok":
+                try:
+                    entry["oof"] = self._assemble(folds_got)
+                    entry["score"] = self.score(entry["oof"])
+                except Exception as exc:  # predictions of the wrong shape or kind
+                    entry.update(status="error", error=f"unusable predictions: {exc}"[:300])
+                    entry.pop("oof", None)
+        if self.pool is not None:
+            self.jobs_run = self.pool.starts
+            self.setup_s = sum(w.setup_s for w in self.pool.workers)
+        return merged
+
+    def _pool_fold(self, batches, folder: Path, deadline: float):
+        from pipesmith.agents.search.trial_pool import WorkerPool
+
+        if self.pool is None:
+            self.pool = WorkerPool(self.sandbox, self.folds, folder, self._job_spec(),
+                                   memory_mb=self.memory_mb, disk_mb=self.disk_mb,
+                                   deadline=deadline)
+        modules = [(self.pool.module(family, code), trials) for family, code, trials in batches]
+        preload = list(self.pool.modules.values())
+
+        def one(k: int):
+            worker, per_trial = self.pool.workers[k], {}
+            for path, trials in modules:
+                for trial in trials:
+                    if deadline - time.monotonic() < 0.5:  # the time is up: the rest wait
+                        per_trial[trial["id"]] = {"status": "skipped"}
+                        continue
+                    started = time.perf_counter()
+                    header, arrays = worker.trial(
+                        {"id": trial["id"], "module": path, "params": trial["params"],
+                         "share": trial.get("share", 1.0),
+                         "timeout_s": deadline - time.monotonic()}, preload)
+                    with self._lock:
+                        self.job_s += time.perf_counter() - started
+                    per_trial[trial["id"]] = {**header, "arrays": arrays}
+            return "ok", per_trial
+
+        return one
+
+    def close(self, wait_s: float = 5.0) -> None:
+        """Stop the persistent workers (a no-op for batches)."""
+        if self.pool is not None:
+            self.pool.close(wait_s)
+
+    def _batch_fold(self, batches, folder: Path, deadline: float):
+        first = min(t["id"] for _, _, trials in batches for t in trials)
+        modules = []
+        for family, code, trials in batches:
+            path = folder / "code" / f"b{first}_{family}.py"  # only code: mounted read-only
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(code)
+            modules.append({"candidate_path": str(path), "trials": trials})
+        return lambda k: self._job(modules, k, folder / f"b{first}_f{k}", deadline)
+
+    def _job(self, modules: list[dict], k: int, workdir: Path, deadline: float):
+        workdir.mkdir(parents=True, exist_ok=True)
+        timeout_s = max(1.0, deadline - time.monotonic())
+        train, X = self.folds.paths(k)
+        job = {"modules": modules, "train_path": str(train), "predict_path": str(X),
+               **self._job_spec(), "deadline_s": max(0.5, timeout_s - 3.0)}
+        (workdir / "trial_job.json").write_text(json.dumps(job))
+        started = time.perf_counter()
+        result = self.sandbox.run(ExecJob(
+            command=[sys.executable, "-m", WORKER, "trial_job.json"], workdir=workdir,
+            timeout_s=timeout_s, cpu_time_s=timeout_s + 10, memory_mb=self.memory_mb,
+            disk_mb=self.disk_mb, read_paths=(train.parent, Path(modules[0]["candidate_path"])
+                                              .parent),
+            env={"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}))
+        with self._lock:
+            self.jobs_run += 1
+            self.job_s += time.perf_counter() - started
+        per_trial: dict[int, dict] = {}
+        log_path = workdir / "trials.json"
+        if log_path.exists():
+            rows = json.loads(log_path.read_text())
+            with self._lock:
+                self.setup_s += rows[0].get("setup_s", 0.0)
+            for row in rows[1:]:
+                if row.get("status") == "ok":
+                    try:
+                        with np.load(workdir / f"trial_{row['id']}.npz",
+                                     allow_pickle=False) as d:
+                            row["arrays"] = {key: d[key] for key in d.files}
+                    except Exception as exc:  # what the job wrote is untrusted
+                        row.update(status="error", error=f"unreadable predictions: {exc}")
+                per_trial[row["id"]] = row
+        if not result.ok:
+            log.info("search.job_failed", fold=k, status=result.status,
+                     stderr=result.stderr[-300:])
+        return ("ok" if result.ok else result.status), per_trial
+
+    def _assemble(self, folds: dict[int, dict]) -> dict[str, np.ndarray]:
+        """Out-of-fold predictions over every development row, classes aligned."""
+        n = len(self.folds.y)
+        y_pred = np.empty(n, dtype=object if self.task_type == "classification" else float)
+        proba = None
+        if self.folds.classes is not None and all("proba" in f for f in folds.values()):
+            proba = np.zeros((n, len(self.folds.classes)))
+        index = {c: i for i, c in enumerate(self.folds.classes.tolist())} \
+            if self.folds.classes is not None else {}
+        for k, fold in folds.items():
+            rows = self.folds.test_index[k]
+            pred = fold["y_pred"]
+            y_pred[rows] = pred
+            if proba is not None:
+                cols = [index.get(_native(c, self.folds.classes)) for c in fold["classes"]]
+                for j, col in enumerate(cols):
+                    if col is not None:
+                        proba[np.ix_(rows, [col])] = fold["proba"][:, [j]]
+        out = {"y_true": self.folds.y, "y_pred": y_pred.astype(self.folds.y.dtype)
+               if self.task_type == "classification" else y_pred}
+        if proba is not None:
+            out.update(proba=proba, classes=self.folds.classes)
+        return out
+
+    def score(self, oof: dict[str, np.ndarray]) -> float:
+        return float(self.metric.score(oof["y_true"], oof["y_pred"], proba=oof.get("proba"),
+                                       classes=oof.get("classes")))
+
+
+def _native(value, classes: np.ndarray):
+    """A class read back from a file (strings stay strings) as the labels' own type."""
+    try:
+        return classes.dtype.type(value).item() if classes.dtype.kind in "iuf" else value
+    except (TypeError, ValueError):
+        return value
+
+
+class Search:
+    """Brackets of successive halving over an Optuna study (TPE, seeded)."""
+
+    def __init__(self, runner: TrialRunner, families: list[str],
+                 code_for: Callable[[str], str], metric: str, seed: int, folder: Path,
+                 n_rows: int, warm: list[tuple[str, dict]] | None = None,
+                 batch: int = BATCH, shares: tuple[float, ...] | None = None,
+                 spaces: dict[str, dict] | None = None) -> None:
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        self.runner, self.code_for, self.folder = runner, code_for, folder
+        self.spaces = SPACES if spaces is None else spaces
+        self.families = searchable(families, self.spaces)
+        self.greater = get_metric(metric).greater_is_better
+        self.batch = batch
+        self.shares = shares or ((LOW_SHARE, 1.0) if n_rows >= HALVING_FROM_ROWS else (1.0,))
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # multivariate/group/constant_liar: experimental
+            sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True, group=True,
+                                                 constant_liar=True, n_startup_trials=8)
+        self.study = optuna.create_study(
+            direction="maximize" if self.greater else "minimize", sampler=sampler)
+        self.results: list[TrialResult] = []
+        self.failures: dict[str, int] = {}
+        self.trial_wall: float | None = None  # wall seconds per trial at full share, so far
+        self.started = time.monotonic()
+        for family, params in warm or []:
+            if family in self.families:
+                self.study.enqueue_trial(as_distributions(family, params, self.spaces),
+                                         skip_if_exists=True)
+
+    def _ask(self):
+        families = [f for f in self.families if self.failures.get(f, 0) < MAX_FAILURES]
+        trial = self.study.ask()
+        family = trial.suggest_categorical("family", self.families)
+        if family not in families:  # a dropped learner: tell Optuna it failed
+            self.study.tell(trial, state=_states().FAIL)
+            return None
+        return trial, family, suggest(trial, family, self.spaces)
+
+    def bracket(self, deadline: float) -> list[TrialResult]:
+        """One bracket: a batch at the lowest share, the best 1/ETA promoted to the next.
+        Returns the results at full share."""
+        left = deadline - time.monotonic()
+        size = min(self.batch, FIRST_BATCH)  # until a bracket has measured what a trial costs
+        if self.trial_wall:  # cost aware: only as many trials as the time left can finish
+            size = min(self.batch, int(0.8 * left / (self.trial_wall * sum(self.shares))))
+            if size < 1:
+                return []
+        asked = [a for a in (self._ask() for _ in range(size)) if a is not None]
+        if not asked:
+            return []
+        alive = asked
+        finished: list[TrialResult] = []
+        for rung, share in enumerate(self.shares):
+            left = deadline - time.monotonic()
+            if left < 2.0 or not alive:
+                for trial, _, _ in alive:
+                    self.study.tell(trial, state=_states().PRUNED)
+                return finished
+            results = self._evaluate(alive, share, left)
+            ranked = sorted((r for r in results if r.score is not None),
+                            key=lambda r: r.score, reverse=self.greater)
+            last = rung == len(self.shares) - 1
+            keep = {r.number for r in ranked[:max(1, math.ceil(len(alive) / ETA))]}
+            next_alive = []
+            for (trial, family, params), result in zip(alive, results, strict=True):
+                if result.score is None:
+                    self.failures[family] = self.failures.get(family, 0) + 1
+                    self.study.tell(trial, state=_states().FAIL)
+                elif last:
+                    self.study.tell(trial, result.score)
+                    finished.append(result)
+                elif trial.number in keep:
+                    trial.report(result.score, rung)
+                    next_alive.append((trial, family, params))
+                else:
+                    trial.report(result.score, rung)
+                    self.study.tell(trial, state=_states().PRUNED)
+            alive = next_alive
+        return finished
+
+    def _evaluate(self, alive, share: float, left: float) -> list[TrialResult]:
+        by_family: dict[str, list[dict]] = {}
+        for trial, family, params in alive:
+            by_family.setdefault(family, []).append(
+                {"id": trial.number, "params": params, "share": share})
+        batches = [(f, self.code_for(f), trials) for f, trials in by_family.items()]
+        began = time.monotonic()
+        got = self.runner.run(batches, self.folder / "jobs", began + left)
+        per_trial = (time.monotonic() - began) / len(alive) / share
+        self.trial_wall = per_trial if self.trial_wall is None else \
+            0.5 * self.trial_wall + 0.5 * per_trial
+        now = round(time.monotonic() - self.started, 3)
+        out = []
+        for trial, family, params in alive:
+            entry = got.get(trial.number, {"status": "error", "error": "no result"})
+            result = TrialResult(trial.number, family, params, share, entry["status"],
+                                 entry.get("score"), str(entry.get("error", ""))[:300],
+                                 round(entry.get("fit_s", 0.0), 3), now,
+                                 entry.get("oof", {}))
+            self.results.append(result)
+            with (self.folder / "trials.jsonl").open("a") as fh:
+                fh.write(json.dumps(result.record(), default=float) + "\n")
+            out.append(result)
+        return out
+
+    def run(self, deadline: float) -> None:
+        while deadline - time.monotonic() > 3.0:
+            before = len(self.results)
+            self.bracket(deadline)
+            if len(self.results) == before:  # nothing could run: learners dropped, no time
+                break
+
+    def best(self, n: int, distinct: bool = True) -> list[TrialResult]:
+        return best_trials(self.results, n, self.greater, distinct)
+
+    def curve(self) -> list[tuple[float, float]]:
+        """Best full-share score over time: (seconds since the start, best so far)."""
+        best, points = None, []
+        for r in sorted((r for r in self.results if r.share == 1.0 and r.score is not None),
+                        key=lambda r: r.at_s):
+            if best is None or (r.score > best if self.greater else r.score < best):
+                best = r.score
+                points.append((r.at_s, round(best, 6)))
+        return points
+
+    def summary(self) -> dict:
+        statuses: dict[str, int] = {}
+        for r in self.results:
+            statuses[r.status] = statuses.get(r.status, 0) + 1
+        return {"trials": len({r.number for r in self.results}),
+                "evaluations": len(self.results), "statuses": statuses,
+                "jobs": self.runner.jobs_run, "shares": list(self.shares),
+                "families": self.families, "curve": self.curve(),
+                "best": [r.record() for r in self.best(3)],
+                "seconds": round(time.monotonic() - self.started, 2)}
+
+
+def _states():
+    from optuna.trial import TrialState
+
+    return TrialState
+
+
+def space_families() -> set[str]:
+    return set(SPACES)
+
+
+def best_trials(results: list[TrialResult], n: int, greater: bool,
+                distinct: bool = True) -> list[TrialResult]:
+    """The best trials, at most one per learner when `distinct`: full-share ones first,
+    then, where the time ran out before enough of them reached the full share (a slow or
+    loaded machine), the best at the largest share they reached. Scores at different shares
+    are never compared: each winner is run as a candidate and scored in full."""
+    sign = -1.0 if greater else 1.0
+    ranked = sorted((r for r in results if r.score is not None),
+                    key=lambda r: (-r.share, sign * r.score))
+    out, families, numbers = [], set(), set()
+    for result in ranked:
+        if (distinct and result.family in families) or result.number in numbers:
+            continue
+        families.add(result.family)
+        numbers.add(result.number)
+        out.append(result)
+        if len(out) == n:
+            break
+    return out
+
+
+# --- the run's search: from the plan and the warm start to the winners' specs ---------------
+
+PORTFOLIO = "portfolio.json"  # bundled, learnt by benchmarks/learn_portfolio.py
+WINNERS = 3  # the best trials (one per learner) that become planned candidates
+
+
+def bundled_portfolio(task_type: str) -> list[tuple[str, dict]]:
+    from importlib import resources
+
+    path = resources.files("pipesmith.agents.search").joinpath("data", PORTFOLIO)
+    if not path.is_file():
+        return []
+    rows = json.loads(path.read_text()).get(task_type, [])
+    return [(row["family"], row["params"]) for row in rows]
+
+
+def warm_configs(past_runs, task_type: str) -> tuple[list[tuple[str, dict]], str]:
+    """The configurations that won on the nearest past datasets (knowledge base), or the
+    bundled portfolio when the knowledge base has none; and which it was."""
+    from pipesmith.agents.planner.agent import family_warm_params
+
+    warm = [(family, params) for family, (params, _) in family_warm_params(past_runs).items()]
+    if warm:
+        return warm, "knowledge base"
+    return bundled_portfolio(task_type), "bundled portfolio"
+
+
+def search_families(plan_families: list[str], task_type: str, n_rows: int) -> list[str]:
+    """The plan's learners (the planner's or the LLM's choice) and the installed
+    gradient-boosting ones, where a search space exists."""
+    from pipesmith.agents.families.registry import families_for
+
+    eligible = {f.name for f in families_for(task_type, n_rows)}
+    boost = [n for n in ("lightgbm", "xgboost", "catboost") if n in eligible]
+    names = [f for f in dict.fromkeys([*plan_families, *boost]) if f in eligible]
+    return searchable(names)
+
+
+def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], past_runs,
+               coder, prevalidator, deadline: float, folder: Path,
+               n_winners: int = WINNERS, warm: bool = True, folds: Folds | None = None,
+               workers: int = 2, portfolio: list[tuple[str, dict]] | None = None,
+               plan: SearchPlan | None = None) -> tuple[list[TrialResult], dict]:
+    """Search until `deadline` (time.monotonic()); the best trials (one per learner) and a
+    summary for the report. `plan`: the learners and their spaces (by default the plan's
+    learners and the installed boosting ones, with the default spaces). The trials' code
+    is checked once per learner before any runs."""
+    from pipesmith.agents.families.registry import get_family
+    from pipesmith.agents.prevalidator.agent import blocking
+    from pipesmith.agents.schemas import CandidateSpec
+
+    folder.mkdir(parents=True, exist_ok=True)
+    codes: dict[str, str] = {}
+    rejected: dict[str, str] = {}
+    if plan is None:
+        plan = default_plan(search_families(plan_families, inputs.task_type, profile.n_rows))
+    for name in plan.families:
+        family = get_family(inputs.task_type, name)
+        spec = CandidateSpec(name=name, family=name, params=family.params,
+                             scale=family.scale, encoding=family.encoding)
+        code = coder.searchable(spec, profile, inputs)
+        problems = blocking(prevalidator.check(code, profile.table_columns))
+        if problems:
+            rejected[name] = problems[0].message
+            continue
+        codes[name] = code
+    if not codes:
+        return [], {"trials": 0, "rejected": rejected, "curve": []}
+    if folds is None:
+        dev = _development_rows(inputs)
+        folds = make_folds(dev, inputs.target, inputs.task_type, inputs.cv_folds, inputs.seed,
+                           folder / "folds", plan=run_folds(dev, inputs))
+    configs, source = warm_configs(past_runs, inputs.task_type) if warm else ([], "cold")
+    if source == "bundled portfolio":  # no evidence about this data: cheap learners first
+        configs = sorted(configs, key=lambda c: COST.get(c[0], 5.0))
+    # the planned candidates not drafted (the portfolio's defaults), cheap first, after the
+    # warm start's configurations
+    configs = [*configs, *sorted(portfolio or [], key=lambda c: COST.get(c[0], 5.0))]
+    runner = TrialRunner(sandbox, folds, target=inputs.target, task_type=inputs.task_type,
+                         metric=inputs.metric, seed=inputs.seed, memory_mb=inputs.memory_mb,
+                         disk_mb=inputs.disk_mb, workers=workers)
+    search = Search(runner, list(codes), codes.__getitem__, inputs.metric, inputs.seed,
+                    folder, profile.n_rows, warm=configs, spaces=plan.spaces)
+    try:
+        search.run(deadline)
+    finally:  # the workers' jobs end on their own: the budget does not wait for them
+        runner.close(wait_s=0.5)
+    summary = {**search.summary(), "warm_start": source, "warm_configs": len(configs),
+               "rejected": rejected, "job_s": round(runner.job_s, 2),
+               "space_source": plan.source, "spaces": plan.spaces,
+               "dropped_ranges": plan.dropped, "feature_ideas": plan.features,
+               "per_trial_overhead_s": _overhead(search, runner)}
+    (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
+    return search.best(n_winners), summary
+
+
+def _overhead(search: Search, runner: TrialRunner) -> float | None:
+    """Sandbox seconds per trial evaluation beyond the fits themselves (start-up, imports,
+    data loading, transfer), averaged over the search."""
+    evaluations = sum(1 for r in search.results if r.status in ("ok", "error"))
+    if not evaluations:
+        return None
+    fit_s = sum(r.fit_s for r in search.results)
+    return round((runner.job_s - fit_s) / evaluations, 4)
+
+
+def _development_rows(inputs) -> pd.DataFrame:
+    """The rows selection may use: the referee's development part (the run's data_path);
+    the test part never reaches the search."""
+    return pd.read_parquet(inputs.data_path)
+
+
+def run_folds(dev: pd.DataFrame, inputs) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The run's own folds (the referee's plan, same K and seed), so the search's
+    out-of-fold rows are the candidates' out-of-fold rows."""
+    from pipesmith.core.referee import fold_plan
+
+    return [(f.train, f.predict) for f in fold_plan(dev, inputs.target, inputs.task_type,
+                                                    inputs.cv_folds, inputs.seed)]

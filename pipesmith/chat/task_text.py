@@ -1,0 +1,200 @@
+"""Plain-language requests and plan edits, understood offline: rules and the data's own
+column names.
+
+"I want to predict churn from data/customers.csv" -> file, target, task, metric, budget.
+"make the budget 30 seconds", "use roc_auc", "drop column seats", "only tree models",
+"it is a regression" -> a PlanEdit. The rules are data (the tables below); the functions
+only apply them. LLM mode reads the same fields through a structured-output schema
+(pipesmith/chat/task_text_llm.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pipesmith.core.datasets import BUNDLED
+from pipesmith.core.metrics import METRICS
+
+FILE = re.compile(r"(?P<path>[\w~./\\-]*[\w-]\.(?:csv|parquet|pq|tsv))\b", re.IGNORECASE)
+TASK_WORDS: dict[str, tuple[str, ...]] = {  # what a word says about the task type
+    "clustering": ("cluster", "clusters", "clustering", "segment", "segments", "group the rows"),
+    "regression": ("regression", "regress", "a number", "continuous"),
+    "classification": ("classification", "classify", "classifier", "categorise", "categorize"),
+}
+TARGET_CUES = ("predict", "predicting", "forecast", "estimate", "target", "target is",
+               "classify", "model", "label", "for", "of")
+METRIC_WORDS: dict[str, str] = {  # extra spellings of METRICS' names
+    "roc auc": "roc_auc", "auc": "roc_auc", "roc-auc": "roc_auc", "f1": "f1_macro",
+    "balanced accuracy": "balanced_accuracy", "log loss": "log_loss", "r squared": "r2",
+    "r^2": "r2",
+}
+BUDGET = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>s|sec|secs|seconds?|m|mins?|minutes?)\b",
+                    re.IGNORECASE)
+UNIT_SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
+                "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60}
+DROP = re.compile(r"\b(?:drop|without|ignore|exclude|remove)\s+(?:the\s+)?(?:columns?\s+)?"
+                  r"(?P<names>[\w ,.-]+?)(?:\s+columns?)?(?=$|[.;!?]|\s+and\s+(?:use|make|only))",
+                  re.IGNORECASE)
+FAMILY_GROUPS: dict[str, tuple[str, ...]] = {  # "only tree models" and friends
+    "tree": ("hist_gradient_boosting", "random_forest", "extra_trees"),
+    "boosting": ("hist_gradient_boosting",),
+    "forest": ("random_forest", "extra_trees"),
+    "linear": ("logistic_regression", "ridge"),
+    "neighbour": ("knn",), "neighbor": ("knn",), "knn": ("knn",),
+    "svm": ("svc", "svr"), "kernel": ("svc", "svr"),
+    "neural": ("torch_mlp", "torch_mlp_wide", "keras_mlp", "keras_mlp_wide"),
+    "kmeans": ("kmeans",), "k-means": ("kmeans",), "mixture": ("gaussian_mixture",),
+    "agglomerative": ("agglomerative",), "hierarchical": ("agglomerative",),
+}
+ONLY = re.compile(r"\b(?:only|just|use|try)\s+(?P<what>[\w -]+?)\s*(?:models?|families|"
+                  r"learners?|methods?)?(?=$|[.;,!?])", re.IGNORECASE)
+APPROVE_WORDS = ("yes", "y", "go", "approve", "approved", "ok", "okay", "run it", "run",
+                 "looks good", "do it", "start", "sure", "lgtm")
+REJECT_WORDS = ("no", "cancel", "stop", "abort", "never mind", "nevermind")
+
+
+class TaskRequest(BaseModel):
+    """What a plain-language request asks for; None where it does not say."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    data_path: str | None = None
+    dataset: str | None = None  # a bundled dataset's name
+    target: str | None = None
+    task_type: str | None = None
+    metric: str | None = None
+    budget_s: float | None = None
+    drop_columns: list[str] = Field(default_factory=list)
+    families: list[str] = Field(default_factory=list)  # only these families; empty: any
+
+
+class PlanEdit(BaseModel):
+    """A change to a proposed plan, in the person's words turned into fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    budget_s: float | None = None
+    metric: str | None = None
+    task_type: str | None = None
+    drop_columns: list[str] = Field(default_factory=list)
+    families: list[str] = Field(default_factory=list)
+    target: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return self == PlanEdit()
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\s_-]+", " ", text.strip().lower())
+
+
+def find_file(text: str) -> str | None:
+    match = FILE.search(text)
+    return match.group("path") if match else None
+
+
+def find_dataset(text: str) -> str | None:
+    words = set(re.findall(r"[a-z_]+", text.lower()))
+    return next((name for name in BUNDLED if name in words), None)
+
+
+def find_task_type(text: str) -> str | None:
+    low = f" {text.lower()} "
+    for task, words in TASK_WORDS.items():
+        if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words):
+            return task
+    return None
+
+
+def find_metric(text: str) -> str | None:
+    low = text.lower()
+    for name in sorted(METRICS, key=len, reverse=True):
+        if re.search(rf"\b{re.escape(name)}\b", low):
+            return name
+    for words, name in sorted(METRIC_WORDS.items(), key=lambda kv: -len(kv[0])):
+        if re.search(rf"(?<![\w^]){re.escape(words)}(?![\w])", low):
+            return name
+    return None
+
+
+def find_budget(text: str) -> float | None:
+    match = BUDGET.search(text)
+    if not match:
+        return None
+    return float(match.group("n")) * UNIT_SECONDS[match.group("unit").lower()]
+
+
+def find_columns(text: str, columns: Sequence[str]) -> list[str]:
+    """Columns named in the text (as words; spaces, dashes and underscores alike)."""
+    low = f" {_norm(text)} "
+    return [c for c in columns if re.search(rf"(?<!\w){re.escape(_norm(c))}(?!\w)", low)]
+
+
+def find_drops(text: str, columns: Sequence[str]) -> list[str]:
+    dropped: list[str] = []
+    for match in DROP.finditer(text):
+        dropped += [c for c in find_columns(match.group("names"), columns) if c not in dropped]
+    return dropped
+
+
+def find_families(text: str) -> list[str]:
+    match = ONLY.search(text)
+    if not match:
+        return []
+    what = match.group("what").lower()
+    found: list[str] = []
+    for word, families in FAMILY_GROUPS.items():
+        if re.search(rf"\b{re.escape(word)}", what):
+            found += [f for f in families if f not in found]
+    return found
+
+
+def find_target(text: str, columns: Sequence[str], exclude: Sequence[str] = ()) -> str | None:
+    """The column right after a cue word ("predict churn", "for price"), else the one
+    column named in the text."""
+    named = [c for c in find_columns(text, columns) if c not in exclude]
+    low = _norm(text)
+    for cue in TARGET_CUES:
+        for match in re.finditer(rf"\b{cue}\s+(?:the\s+|column\s+|whether\s+)?", low):
+            rest = low[match.end():]
+            for column in sorted(named, key=len, reverse=True):
+                if re.match(rf"{re.escape(_norm(column))}(?!\w)", rest):
+                    return column
+    return named[0] if len(named) == 1 else None
+
+
+def parse_request(text: str, columns: Sequence[str] = ()) -> TaskRequest:
+    """The request's file, target, task, metric, budget, dropped columns and families.
+    `columns`: the data's columns, when the file is already known and readable."""
+    drops = find_drops(text, columns)
+    target = find_target(text, columns, exclude=drops) if columns else None
+    task = find_task_type(text)
+    if task == "clustering":
+        target = None
+    data_path = find_file(text)
+    return TaskRequest(
+        data_path=data_path, dataset=None if data_path else find_dataset(text), target=target,
+        task_type=task, metric=find_metric(text), budget_s=find_budget(text),
+        drop_columns=drops, families=find_families(text))
+
+
+def parse_edit(text: str, columns: Sequence[str] = ()) -> PlanEdit:
+    drops = find_drops(text, columns)
+    target = None
+    if re.search(r"\b(?:predict|target)\b", text, re.IGNORECASE):
+        target = find_target(text, columns, exclude=drops)
+    return PlanEdit(budget_s=find_budget(text), metric=find_metric(text),
+                    task_type=find_task_type(text), drop_columns=drops,
+                    families=find_families(text), target=target)
+
+
+def is_approval(text: str) -> bool:
+    return _norm(text).strip(" .!") in APPROVE_WORDS
+
+
+def is_rejection(text: str) -> bool:
+    return _norm(text).strip(" .!") in REJECT_WORDS

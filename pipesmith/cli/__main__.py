@@ -1,0 +1,7 @@
+"""python -m pipesmith.cli"""
+
+import sys
+
+from pipesmith.cli.app import app
+
+sys.exit(app())

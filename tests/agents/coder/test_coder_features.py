@@ -1,0 +1,59 @@
+"""What the offline coder makes of imbalanced classes under a balanced metric, fitted for real."""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import balanced_accuracy_score
+
+from pipesmith.agents.coder.agent import Coder
+from pipesmith.agents.planner.agent import Planner
+from pipesmith.agents.planner.profiler import profile_table
+from pipesmith.api import prepare_inputs
+from pipesmith.settings import Settings
+
+
+def _prepared(tmp_path, frame, target, metric):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "table.csv"
+    frame.to_csv(path, index=False)
+    inputs, dev = prepare_inputs(tmp_path / "run", data=path, target=target, metric=metric,
+                                 settings=Settings(n_jobs=1, kb_dir=tmp_path / "kb"))
+    return inputs, dev, profile_table(dev, inputs.target, inputs.task_type)
+
+
+def _module(code: str) -> types.ModuleType:
+    module = types.ModuleType("candidate")
+    exec(compile(code, "candidate.py", "exec"), module.__dict__)
+    return module
+
+
+def _fitted(tmp_path, frame, target, metric, family):
+    inputs, dev, profile = _prepared(tmp_path, frame, target, metric)
+    plan = Planner().plan(inputs.model_copy(update={"max_candidates": 6}), profile, [])
+    spec = next(c for c in plan.candidates if c.family == family)
+    code = Coder().draft("a1", spec, profile, inputs).code
+    pipeline = _module(code).build_pipeline({"seed": 0, "n_jobs": 1})
+    train, test = dev.iloc[: len(dev) * 2 // 3], dev.iloc[len(dev) * 2 // 3:]
+    pipeline.fit(train.drop(columns=[target]), train[target])
+    return code, pipeline, test
+
+
+def test_balanced_metrics_weigh_the_rare_class(tmp_path):
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(1500, 3))
+    rare = (x[:, 0] + rng.normal(scale=1.0, size=1500)) > 2.0  # about 5% of rows
+    frame = pd.DataFrame(x, columns=["a", "b", "c"]).assign(
+        label=np.where(rare, "bad", "good"))
+    code, pipeline, test = _fitted(tmp_path, frame, "label", "balanced_accuracy",
+                                   "logistic_regression")
+    assert "class_weight='balanced'" in code
+    weighted = balanced_accuracy_score(test["label"],
+                                       pipeline.predict(test.drop(columns=["label"])))
+    code, pipeline, test = _fitted(tmp_path / "acc", frame, "label", "accuracy",
+                                   "logistic_regression")
+    assert "class_weight" not in code  # accuracy rewards the majority: no weights
+    plain = balanced_accuracy_score(test["label"], pipeline.predict(test.drop(columns=["label"])))
+    assert weighted > plain + 0.05

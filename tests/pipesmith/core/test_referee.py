@@ -1,0 +1,120 @@
+"""The referee's protocol: the split, K, the fold files, the prediction contract, scoring."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipesmith.agents.diagnostician.agent import Diagnostician
+from pipesmith.core import referee
+from pipesmith.errors import InputError
+from pipesmith.sandbox.base import ExecResult
+
+
+def _table(n=100, classes=(0, 1), seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"x": rng.normal(size=n), "c": rng.choice(["a", "b"], size=n),
+                         "y": np.resize(np.asarray(classes), n)})
+
+
+def test_the_split_is_stratified_seeded_and_disjoint():
+    frame = _table(200, classes=(0, 0, 0, 1))
+    dev, test = referee.split_development(frame, "y", "classification", seed=3, test_size=0.2)
+    again, _ = referee.split_development(frame, "y", "classification", seed=3, test_size=0.2)
+    assert (len(dev), len(test)) == (160, 40)
+    assert dev.equals(again)
+    assert test["y"].mean() == pytest.approx(0.25) == dev["y"].mean()
+    rows = pd.concat([dev, test]).sort_values(["x"]).reset_index(drop=True)
+    assert rows.equals(frame.sort_values(["x"]).reset_index(drop=True))
+
+
+@pytest.mark.parametrize(("frame", "size", "message"), [
+    (pd.DataFrame({"x": range(10), "y": [0] * 9 + [1]}), 0.2, "class 1 of 'y' has 1 row"),
+    (pd.DataFrame({"x": range(10), "y": [0, 1, 2, 3, 4] * 2}), 0.2, "cannot hold all 5"),
+    (_table(), 1.0, "--test-size must be between 0 and 1"),
+    (_table(), 0.0, "--test-size must be between 0 and 1"),
+])
+def test_a_table_that_cannot_be_split_is_bad_input(frame, size, message):
+    with pytest.raises(InputError, match=message):
+        referee.split_development(frame, "y", "classification", 0, size)
+
+
+def test_k_is_a_pure_function_of_rows_and_budget():
+    assert referee.choose_folds(1000, 120) == 5
+    assert referee.choose_folds(1000, 30) == 3  # small budget
+    assert referee.choose_folds(120, 600) == 3  # small data
+    assert referee.choose_folds(1000, 10) == 2  # tiny budget
+    assert referee.choose_folds(200_000, 600) == 1  # very large: one holdout fold
+    assert referee.choose_folds(1000, 600, min_class=2) == 2  # no class spread too thin
+    assert referee.choose_folds(1000, 600, requested=1) == 1
+
+
+def test_a_slow_first_candidate_gets_fewer_folds_so_its_refit_fits_the_budget():
+    def wall(folds):  # a fold job trains on (K-1)/K of 1000 rows at 10 ms a row
+        return 1000 * (folds - 1) / folds * 0.01
+
+    assert referee.folds_within(5, 60.0, wall, refit_s=10.0, workers=1) == 5  # 40 + 10
+    assert referee.folds_within(5, 40.0, wall, refit_s=10.0, workers=1) == 4  # 30 + 10
+    assert referee.folds_within(5, 35.0, wall, refit_s=10.0, workers=1) == 3  # 20 + 10
+    assert referee.folds_within(5, 30.0, wall, refit_s=10.0, workers=2) == 4  # 2 x 7.5 + 10
+    assert referee.folds_within(5, 5.0, wall, refit_s=10.0, workers=1) == 2  # the floor
+    assert referee.folds_within(2, 1.0, wall, refit_s=10.0, workers=1) == 2
+    assert referee.folds_within(1, 1.0, wall, refit_s=10.0, workers=1) == 1  # a holdout
+
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_folds_predict_each_row_at_most_once_and_never_train_on_it(k):
+    dev = _table(100)
+    folds = referee.fold_plan(dev, "y", "classification", k, seed=0)
+    assert len(folds) == k
+    predicted = np.concatenate([f.predict for f in folds])
+    assert len(set(predicted.tolist())) == len(predicted)
+    assert len(predicted) == (20 if k == 1 else 100)
+    for fold in folds:
+        assert not set(fold.train.tolist()) & set(fold.predict.tolist())
+
+
+def test_the_predict_file_has_no_target_column(tmp_path):
+    dev = _table(50)
+    fold = referee.fold_plan(dev, "y", "classification", 2, seed=0)[0]
+    referee.write_fold(tmp_path, dev, "y", fold, "classification")
+    train, to_predict = (pd.read_parquet(tmp_path / n) for n in ("train.parquet",
+                                                                  "predict.parquet"))
+    assert list(train.columns) == ["x", "c", "y"] and list(to_predict.columns) == ["x", "c"]
+    assert to_predict["x"].tolist() == dev["x"].iloc[fold.predict].tolist()
+
+
+def _diagnosis(message: str):
+    stderr = f"pipesmith.harness.ContractError: {message}\n"
+    return Diagnostician().diagnose_result(
+        ExecResult(status="error", exit_code=3, stderr=stderr), "def build_pipeline(t): ...")
+
+
+@pytest.mark.parametrize(("returned", "task", "metric", "message", "subclass"), [
+    ({"pred": np.zeros(3)}, "regression", "r2", "predict returned 3 rows for 4 inputs",
+     "predict_shape"),
+    ({"pred": np.array([1.0, np.nan, 0, 0])}, "regression", "r2",
+     "predictions contain NaN or infinity", "non_finite_output"),
+    ({"pred": np.zeros(4), "proba": np.full((4, 2), 0.4), "classes": np.array([0, 1])},
+     "classification", "accuracy", "rows do not sum to 1", "invalid_predictions"),
+    ({"pred": np.zeros(4), "proba": np.full((4, 3), 0.5), "classes": np.array([0, 1])},
+     "classification", "accuracy", "predict_proba returned shape", "invalid_predictions"),
+    ({"pred": np.zeros(4)}, "classification", "roc_auc", "needs predict_proba",
+     "invalid_predictions"),
+    ({}, "regression", "r2", "holds no `pred`", "invalid_predictions"),
+])
+def test_predictions_that_break_the_contract_get_a_clear_diagnosis(returned, task, metric,
+                                                                   message, subclass):
+    with pytest.raises(referee.ContractViolation, match=message) as caught:
+        referee.check_predictions(returned, 4, task, metric)
+    diagnosis = _diagnosis(str(caught.value))
+    assert diagnosis.subclass == subclass, diagnosis
+    assert diagnosis.severity == "recoverable"
+
+
+def test_the_dummy_baseline_is_the_prior_and_the_mean():
+    assert referee.baseline("accuracy", [0, 0, 0, 1], [0, 1, 0, 1]) == 0.5
+    assert referee.baseline("r2", [1.0, 3.0], [2.0, 4.0]) == pytest.approx(-1.0)
+    checked = referee.check_predictions({"pred": np.array([2.0, 4.0])}, 2, "regression", "r2")
+    assert referee.score("r2", [2.0, 4.0], checked) == 1.0
