@@ -24,16 +24,14 @@ from pipesmith.agents.repair.reformulate import repair_request
 from pipesmith.agents.repair.table import RepairContext
 from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, RefitOutcome
 from pipesmith.core import referee
+from pipesmith.graph import budget
 from pipesmith.graph.context import Deps
-from pipesmith.graph.state import RunState, elapsed_s, lineage, next_candidate_id
+from pipesmith.graph.state import RunState, lineage, next_candidate_id
 from pipesmith.graph.topologies import get_topology
 from pipesmith.sandbox.base import ExecResult
 
 log = structlog.get_logger(__name__)
-MIN_RUN_TIMEOUT_S = 5.0
 MEMORY_LIMIT_FLOOR_MB = 512  # never limit a run below this, whatever the prediction
-MIN_PREDICTED_TIMEOUT_S = 30.0  # never time a run out sooner than this, ...
-TIMEOUT_SLACK = 3.0  # ... or than this many times the predicted wall-time bound
 RESOURCE_GUARD = Diagnosis(taxonomy_class="resource", subclass="out_of_memory",
                            severity="recoverable", summary="predicted to exceed its limits")
 SMOKE_WHEN_ROWS_OVER = 2  # smoke only when the data has this many times the sample's rows
@@ -178,12 +176,10 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
     """Predict the run's resources, size its limits from the bound (shrinking the model
     first when the bound would not fit), run it, and judge what came back. A plain script
     runs as it is: success is its exit 0."""
-    from pipesmith.graph.routing import run_time_left
-
     if state["current"].script is not None:
         return {"attempts": {state["current"].id: run_script(state, runtime)}}
     candidate, inputs, profile = state["current"], state["inputs"], state["profile"]
-    remaining = run_time_left(state)
+    remaining = budget.run_time_left(state)
     kb = runtime.context.kb
     smoke = (state.get("smoke") or {}).get(candidate.id)
     update: dict = {}
@@ -206,8 +202,7 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
             candidate, adjustment = candidate.model_copy(update={"code": shrunk}), "shrink_model"
             save_code(state, candidate)
     memory_mb = int(min(inputs.memory_mb, max(MEMORY_LIMIT_FLOOR_MB, prediction.mem_bound_mb)))
-    timeout = min(inputs.run_timeout_s, max(remaining, MIN_RUN_TIMEOUT_S),
-                  max(MIN_PREDICTED_TIMEOUT_S, TIMEOUT_SLACK * prediction.wall_bound_s))
+    timeout = budget.run_timeout(state, prediction.wall_bound_s)
     workdir = attempt_dir(state, candidate)
     result, metrics = runtime.context.executor.run(candidate, inputs, workdir, timeout,
                                                    memory_mb=memory_mb)
@@ -244,8 +239,6 @@ def first_folds(candidate: Candidate, inputs, profile, smoke: dict | None, time_
     """K for the run, fixed by its first successful candidate: the planned K, or fewer when
     that candidate's predicted folds and refit would not fit in the time left (a slow task's
     5 folds ran 55 s of a 60 s budget and its refit 12 s more)."""
-    from pipesmith.graph.routing import REPORT_S
-
     spec = sized_from_code(candidate.spec, candidate.code)
 
     def fold_wall(folds: int) -> float:
@@ -254,15 +247,13 @@ def first_folds(candidate: Candidate, inputs, profile, smoke: dict | None, time_
 
     refit_s = fold_job_wall_s(profile, spec, profile.n_rows, smoke, inputs.smoke_rows)
     workers = fold_workers(inputs.n_jobs, inputs.cv_folds, cores)
-    return referee.folds_within(inputs.cv_folds, time_left_s, fold_wall, refit_s + REPORT_S,
-                                workers)
+    return referee.folds_within(inputs.cv_folds, time_left_s, fold_wall,
+                                refit_s + budget.REPORT_S, workers)
 
 
 def run_script(state: RunState, runtime: Runtime[Deps]) -> Attempt:
-    from pipesmith.graph.routing import run_time_left
-
     candidate, inputs = state["current"], state["inputs"]
-    timeout = min(inputs.run_timeout_s, max(run_time_left(state), MIN_RUN_TIMEOUT_S))
+    timeout = budget.run_timeout(state)
     workdir = attempt_dir(state, candidate)
     result = runtime.context.executor.run_script(candidate, workdir, timeout, inputs.memory_mb,
                                                  inputs.disk_mb)
@@ -330,8 +321,6 @@ def stop_repair(state: RunState, runtime: Runtime[Deps]) -> dict:
     return {"stop_reason": why_stopped(state)}
 
 
-MIN_SEARCH_S = 6.0  # less than this is not worth starting the trial workers, ...
-SEARCH_STARTS = 3.0  # ... nor less than this many times the slowest fold job so far
 
 
 def search(state: RunState, runtime: Runtime[Deps]) -> dict:
@@ -344,28 +333,12 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     from pipesmith.agents.schemas import CandidateSpec, Plan
     from pipesmith.agents.search.runner import WINNERS, run_search, search_families
     from pipesmith.agents.search.space import default_plan
-    from pipesmith.graph.routing import reserve_s
-
     inputs, profile, plan_ = state["inputs"], state["profile"], state["plan"]
     done = state.get("next_index", 0)
-    left = inputs.budget_s - reserve_s(state) - elapsed_s(state)
-    if inputs.search_share <= 0:
-        return {"search": {"skipped": "turned off (search_share 0)"}}
-    # What one candidate run has cost so far: the search leaves time for at least one of
-    # its winners to run as a candidate (else its trials are spent for nothing), and how
-    # many winners the rest of the time runs.
-    runs = [a.wall_s + a.smoke_s for a in (state.get("attempts") or {}).values()
-            if a.succeeded]
-    per_run = max(1.0, sum(runs) / max(1, len(runs)))
-    seconds = min(inputs.search_share * left, left - per_run)
-    # the trial workers start like fold jobs (a few at a time), then the trials need time
-    folds = [a.fold_wall_s for a in (state.get("attempts") or {}).values() if a.succeeded]
-    needed = max(MIN_SEARCH_S, SEARCH_STARTS * max(folds, default=0.0))
-    if seconds < needed:  # the planned candidates use the time instead
-        return {"search": {"skipped": f"{max(seconds, 0.0):.1f} s left for the search "
-                                      f"after one more candidate run, {needed:.1f} s needed "
-                                      "to start its workers"}}
-    n_winners = max(1, min(WINNERS, int((left - seconds) / per_run)))
+    allowance = budget.search_allowance(state, WINNERS)
+    if allowance.skipped:  # the planned candidates use the time instead
+        return {"search": {"skipped": allowance.skipped}}
+    seconds, n_winners = allowance.seconds, allowance.n_winners
     coder = getattr(runtime.context.coder, "offline", runtime.context.coder)
     # the learners and their spaces: the defaults offline; in LLM mode, the model's
     # proposal, checked against the installed estimators
@@ -408,20 +381,8 @@ def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
     # Anytime: run the ensemble only when what its members cost fits in the time left
     # (stacking refits each member STACK_FOLDS more times).
     from pipesmith.agents.ensembler.compose import STACK_FOLDS
-    from pipesmith.graph.routing import reserve_s
 
-    by_id = state.get("attempts") or {}
-    members = [by_id[m] for m, w in zip(proposal.members, proposal.weights, strict=False)
-               if w > 0 and m in by_id]
-    cost = sum(m.wall_s for m in members)
-    cost *= 1 + STACK_FOLDS if proposal.strategy == "stacking" else 1
-    # its refit fits every member: beyond the reserve, which holds one member's refit
-    from pipesmith.graph.routing import REFIT_SLACK
-
-    cost += REFIT_SLACK * (sum(m.fold_wall_s for m in members)
-                           - max((m.fold_wall_s for m in members), default=0.0))
-    left = state["inputs"].budget_s - reserve_s(state) - elapsed_s(state)
-    if cost > left:
+    if not budget.ensemble_fits(state, proposal, STACK_FOLDS):
         return {"proposal": proposal.model_copy(update={"skipped": True}), "current": None}
     # the members' code as it ran (a resource shrink updates `candidates`)
     members = [state["candidates"][m] for m in proposal.members]

@@ -1,6 +1,7 @@
 """Pure routing functions: the next node from the state and the topology alone.
 
-Budgets (time, candidates, repair rounds) are checked here, never inside agents. The
+Budgets (time, candidates, repair rounds) are checked here, never inside agents; the time
+arithmetic itself is graph/budget.py. The
 topology (a frozen description, graph/topologies.py) says which nodes exist; the builder
 binds it, so each function stays a pure function of its arguments.
 """
@@ -12,46 +13,11 @@ from typing import Literal
 from pipesmith.agents.llm.ledger import budget_reason
 from pipesmith.agents.repair.reformulate import tried_actions
 from pipesmith.agents.schemas import Diagnosis
-from pipesmith.graph.state import RunState, elapsed_s, lineage, repair_depth
+from pipesmith.graph.budget import fits_another, has_time
+from pipesmith.graph.state import RunState, lineage, repair_depth
 from pipesmith.graph.topologies import TOPOLOGIES, Topology
 
-# Keep this share of the budget for the ensemble, the refit and the report, ...
-RESERVE_SHARE = 0.1
-REFIT_SLACK = 1.5  # ... or, when more, this many times the slowest successful fold job
-REPORT_S = 3.0  # ... plus this for the report and the knowledge base's record
 FULL = TOPOLOGIES["full"]
-
-
-def reserve_s(state: RunState) -> float:
-    """Seconds kept back for the refit on all development rows and the report."""
-    folds = [a.fold_wall_s for a in (state.get("attempts") or {}).values() if a.succeeded]
-    return max(state["inputs"].budget_s * RESERVE_SHARE,
-               REFIT_SLACK * max(folds, default=0.0) + REPORT_S)
-
-
-def run_time_left(state: RunState) -> float:
-    """Seconds a candidate run may take: up to the budget's end while no candidate has
-    succeeded (a valid model first), afterwards up to the reserve, which the refit of the
-    chosen one needs."""
-    left = state["inputs"].budget_s - elapsed_s(state)
-    if any(a.succeeded for a in (state.get("attempts") or {}).values()):
-        left -= reserve_s(state)
-    return left
-
-
-def has_time(state: RunState) -> bool:
-    return elapsed_s(state) < state["inputs"].budget_s - reserve_s(state)
-
-
-def fits_another(state: RunState) -> bool:
-    """Anytime: a new candidate starts only when what a successful candidate has cost so
-    far (the median) fits in the time left before the reserve."""
-    costs = sorted(a.wall_s + a.smoke_s for a in (state.get("attempts") or {}).values()
-                   if a.succeeded and a.phase != "ensemble")
-    if not costs:
-        return True
-    typical = costs[len(costs) // 2]
-    return elapsed_s(state) + typical < state["inputs"].budget_s - reserve_s(state)
 
 
 def has_llm_budget(state: RunState) -> bool:

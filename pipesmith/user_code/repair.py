@@ -29,7 +29,7 @@ from pipesmith.agents.prevalidator.agent import Prevalidator
 from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, Plan, RunInputs
 from pipesmith.core.versions import library_versions
 from pipesmith.errors import InputError
-from pipesmith.graph.routing import RESERVE_SHARE
+from pipesmith.graph.budget import RESERVE_SHARE
 from pipesmith.knowledge_base.records import RepairRecord
 from pipesmith.sandbox.base import Sandbox
 

@@ -177,21 +177,6 @@ def test_the_repair_loop_says_when_the_coder_had_nothing_left():
         "other patch for it; code without a plan cannot be redrafted offline")
 
 
-def test_a_run_keeps_the_reserve_for_the_refit_once_a_model_exists():
-    # no valid model yet: a run may use the budget up to its end
-    assert routing.run_time_left(state(elapsed=40.0)) == 20.0
-    # afterwards the reserve (here 1.5 x the slowest fold job + the report's share) stays
-    slow = attempt("a1").model_copy(update={"fold_wall_s": 8.0})
-    assert routing.reserve_s(state(attempts=[slow])) == 1.5 * 8.0 + routing.REPORT_S
-    assert routing.run_time_left(state(attempts=[slow], elapsed=40.0)) == \
-        20.0 - 1.5 * 8.0 - routing.REPORT_S
-    # and the time outside nodes counts like any node's
-    outside = state(attempts=[slow], elapsed=40.0)
-    outside["timings"]["outside nodes"] = 5.0
-    assert routing.run_time_left(outside) == routing.run_time_left(
-        state(attempts=[slow], elapsed=45.0))
-
-
 def test_the_time_between_nodes_is_recorded_when_the_run_has_a_clock():
     import time
     from types import SimpleNamespace

@@ -1,0 +1,120 @@
+"""Budget arithmetic: what the time left allows, as pure functions of the state.
+
+Routing (graph/routing.py) asks whether a node may start; the nodes ask how much time
+their agent may spend. Both read it here, so the arithmetic is written once and tested
+without a graph (tests/graph/test_budget.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipesmith.agents.schemas import Attempt, EnsembleProposal
+from pipesmith.graph.state import RunState, elapsed_s
+
+# Keep this share of the budget for the ensemble, the refit and the report, ...
+RESERVE_SHARE = 0.1
+REFIT_SLACK = 1.5  # ... or, when more, this many times the slowest successful fold job
+REPORT_S = 3.0  # ... plus this for the report and the knowledge base's record
+
+MIN_RUN_TIMEOUT_S = 5.0
+MIN_PREDICTED_TIMEOUT_S = 30.0  # never time a run out sooner than this, ...
+TIMEOUT_SLACK = 3.0  # ... or than this many times the predicted wall-time bound
+
+MIN_SEARCH_S = 6.0  # less than this is not worth starting the trial workers, ...
+SEARCH_STARTS = 3.0  # ... nor less than this many times the slowest fold job so far
+
+
+def _succeeded(state: RunState) -> list[Attempt]:
+    return [a for a in (state.get("attempts") or {}).values() if a.succeeded]
+
+
+def reserve_s(state: RunState) -> float:
+    """Seconds kept back for the refit on all development rows and the report."""
+    folds = [a.fold_wall_s for a in _succeeded(state)]
+    return max(state["inputs"].budget_s * RESERVE_SHARE,
+               REFIT_SLACK * max(folds, default=0.0) + REPORT_S)
+
+
+def left_before_reserve(state: RunState) -> float:
+    """Seconds left for new work once the reserve is set aside."""
+    return state["inputs"].budget_s - reserve_s(state) - elapsed_s(state)
+
+
+def run_time_left(state: RunState) -> float:
+    """Seconds a candidate run may take: up to the budget's end while no candidate has
+    succeeded (a valid model first), afterwards up to the reserve, which the refit of the
+    chosen one needs."""
+    left = state["inputs"].budget_s - elapsed_s(state)
+    if _succeeded(state):
+        left -= reserve_s(state)
+    return left
+
+
+def has_time(state: RunState) -> bool:
+    return left_before_reserve(state) > 0
+
+
+def fits_another(state: RunState) -> bool:
+    """Anytime: a new candidate starts only when what a successful candidate has cost so
+    far (the median) fits in the time left before the reserve."""
+    costs = sorted(a.wall_s + a.smoke_s for a in _succeeded(state) if a.phase != "ensemble")
+    if not costs:
+        return True
+    return costs[len(costs) // 2] < left_before_reserve(state)
+
+
+def run_timeout(state: RunState, wall_bound_s: float | None = None) -> float:
+    """A run's time limit: the time left (at least MIN_RUN_TIMEOUT_S) within the run's
+    per-run limit and, when its wall time was predicted, a generous multiple of the bound
+    (so a hung candidate costs that much, not the whole budget)."""
+    inputs = state["inputs"]
+    timeout = min(inputs.run_timeout_s, max(run_time_left(state), MIN_RUN_TIMEOUT_S))
+    if wall_bound_s is not None:
+        timeout = min(timeout, max(MIN_PREDICTED_TIMEOUT_S, TIMEOUT_SLACK * wall_bound_s))
+    return timeout
+
+
+@dataclass(frozen=True)
+class SearchAllowance:
+    """Seconds the search may take and how many winners the time after it can run; or why
+    it does not start."""
+
+    seconds: float
+    n_winners: int
+    skipped: str | None = None
+
+
+def search_allowance(state: RunState, max_winners: int) -> SearchAllowance:
+    """The search leaves time for at least one of its winners to run as a candidate (else
+    its trials are spent for nothing); the rest of the time decides how many winners run."""
+    inputs = state["inputs"]
+    left = left_before_reserve(state)
+    if inputs.search_share <= 0:
+        return SearchAllowance(0.0, 0, "turned off (search_share 0)")
+    done = _succeeded(state)
+    per_run = max(1.0, sum(a.wall_s + a.smoke_s for a in done) / max(1, len(done)))
+    seconds = min(inputs.search_share * left, left - per_run)
+    # the trial workers start like fold jobs (a few at a time), then the trials need time
+    needed = max(MIN_SEARCH_S, SEARCH_STARTS * max((a.fold_wall_s for a in done), default=0.0))
+    if seconds < needed:  # the planned candidates use the time instead
+        return SearchAllowance(0.0, 0, f"{max(seconds, 0.0):.1f} s left for the search after "
+                                       f"one more candidate run, {needed:.1f} s needed to "
+                                       "start its workers")
+    return SearchAllowance(seconds, max(1, min(max_winners, int((left - seconds) / per_run))))
+
+
+def ensemble_cost_s(state: RunState, proposal: EnsembleProposal, stack_folds: int) -> float:
+    """What an ensemble costs to score (its members run again; stacking refits each member
+    `stack_folds` more times) plus its refit beyond the reserve, which holds one member's."""
+    by_id = state.get("attempts") or {}
+    members = [by_id[m] for m, w in zip(proposal.members, proposal.weights, strict=False)
+               if w > 0 and m in by_id]
+    cost = sum(m.wall_s for m in members) * (1 + stack_folds if proposal.strategy == "stacking"
+                                             else 1)
+    folds = [m.fold_wall_s for m in members]
+    return cost + REFIT_SLACK * (sum(folds) - max(folds, default=0.0))
+
+
+def ensemble_fits(state: RunState, proposal: EnsembleProposal, stack_folds: int) -> bool:
+    return ensemble_cost_s(state, proposal, stack_folds) <= left_before_reserve(state)

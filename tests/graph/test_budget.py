@@ -1,0 +1,67 @@
+"""Budget arithmetic is a pure function of the state (graph/budget.py)."""
+
+from __future__ import annotations
+
+from pipesmith.agents.schemas import EnsembleProposal
+from pipesmith.graph import budget
+from tests.graph.test_routing import attempt, state
+
+
+def test_a_run_keeps_the_reserve_for_the_refit_once_a_model_exists():
+    # no valid model yet: a run may use the budget up to its end
+    assert budget.run_time_left(state(elapsed=40.0)) == 20.0
+    # afterwards the reserve (here 1.5 x the slowest fold job + the report's share) stays
+    slow = attempt("a1").model_copy(update={"fold_wall_s": 8.0})
+    assert budget.reserve_s(state(attempts=[slow])) == 1.5 * 8.0 + budget.REPORT_S
+    assert budget.run_time_left(state(attempts=[slow], elapsed=40.0)) == \
+        20.0 - 1.5 * 8.0 - budget.REPORT_S
+    # and the time outside nodes counts like any node's
+    outside = state(attempts=[slow], elapsed=40.0)
+    outside["timings"]["outside nodes"] = 5.0
+    assert budget.run_time_left(outside) == budget.run_time_left(
+        state(attempts=[slow], elapsed=45.0))
+
+
+def test_a_run_times_out_at_a_multiple_of_its_predicted_bound_within_the_time_left():
+    inputs = state()["inputs"]
+    # nothing predicted: the time left, within the per-run limit
+    assert budget.run_timeout(state(elapsed=10.0)) == min(inputs.run_timeout_s, 50.0)
+    # a 2 s bound: 30 s at least (a fast prediction must not cut a slow start short)
+    assert budget.run_timeout(state(elapsed=10.0), wall_bound_s=2.0) == 30.0
+    # a 15 s bound: three times it, but never past the time left
+    assert budget.run_timeout(state(elapsed=10.0), wall_bound_s=15.0) == min(45.0, 50.0)
+    assert budget.run_timeout(state(elapsed=30.0), wall_bound_s=15.0) == 30.0
+    # past the budget: the floor, so that the run can still say why it failed
+    assert budget.run_timeout(state(elapsed=70.0)) == budget.MIN_RUN_TIMEOUT_S
+
+
+def test_the_search_leaves_time_for_one_winner_or_does_not_start():
+    run = attempt("a1").model_copy(update={"wall_s": 10.0, "fold_wall_s": 2.0})
+    early = state(attempts=[run], elapsed=10.0, budget=300.0)
+    early["inputs"] = early["inputs"].model_copy(update={"search_share": 0.5})
+    allowance = budget.search_allowance(early, max_winners=3)
+    left = 300.0 - budget.reserve_s(early) - 10.0
+    assert allowance.skipped is None
+    assert allowance.seconds == 0.5 * left
+    assert allowance.n_winners == 3  # 130 s after the search buys 13 runs; capped at 3
+    late = state(attempts=[run], elapsed=40.0)
+    late["inputs"] = late["inputs"].model_copy(update={"search_share": 0.5})
+    skipped = budget.search_allowance(late, max_winners=3)
+    assert skipped.seconds == 0.0 and "needed to start its workers" in skipped.skipped
+    off = state(attempts=[run])
+    off["inputs"] = off["inputs"].model_copy(update={"search_share": 0.0})
+    off = budget.search_allowance(off, max_winners=3)
+    assert off.skipped == "turned off (search_share 0)"
+
+
+def test_an_ensemble_runs_only_when_its_members_and_refit_fit():
+    a = attempt("a1").model_copy(update={"wall_s": 6.0, "fold_wall_s": 2.0})
+    b = attempt("a2").model_copy(update={"wall_s": 4.0, "fold_wall_s": 1.0})
+    caruana = EnsembleProposal(strategy="caruana", members=["a1", "a2"], weights=[0.5, 0.5],
+                               estimated_score=0.9)
+    # the members run again (10 s) and the refit fits the second member beyond the reserve
+    assert budget.ensemble_cost_s(state(attempts=[a, b]), caruana, 3) == 10.0 + 1.5 * 1.0
+    stacking = caruana.model_copy(update={"strategy": "stacking"})
+    assert budget.ensemble_cost_s(state(attempts=[a, b]), stacking, 3) == 40.0 + 1.5 * 1.0
+    assert budget.ensemble_fits(state(attempts=[a, b], elapsed=20.0), caruana, 3)
+    assert not budget.ensemble_fits(state(attempts=[a, b], elapsed=20.0), stacking, 3)
