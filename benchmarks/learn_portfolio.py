@@ -39,7 +39,7 @@ FAMILIES = {"classification": ["hist_gradient_boosting", "logistic_regression",
 
 def prepared(name: str, root: Path):
     """The suite dataset as a run's inputs (the same preparation as `pipesmith eval`)."""
-    from pipesmith.api import prepare_inputs
+    from pipesmith.core.inputs import prepare_inputs
     from pipesmith.evals.suite import DATASETS, load
     from pipesmith.settings import Settings
 

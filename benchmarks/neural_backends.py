@@ -30,7 +30,7 @@ def main() -> None:
     from pipesmith.agents.families.backends import available
     from pipesmith.agents.planner.agent import Planner
     from pipesmith.agents.planner.profiler import profile_table
-    from pipesmith.api import prepare_inputs
+    from pipesmith.core.inputs import prepare_inputs
     from pipesmith.logs import configure_logging
     from pipesmith.sandbox.local import LocalSandbox
     from pipesmith.settings import Settings

@@ -46,7 +46,7 @@ def main() -> None:
     from pipesmith.agents.planner.profiler import profile_table
     from pipesmith.agents.prevalidator.agent import Prevalidator, blocking
     from pipesmith.agents.prevalidator.resources import predict
-    from pipesmith.api import prepare_inputs
+    from pipesmith.core.inputs import prepare_inputs
     from pipesmith.logs import configure_logging
     from pipesmith.sandbox.local import LocalSandbox
     from pipesmith.settings import Settings

@@ -111,7 +111,7 @@ def _smoke(case, folder: Path, rows: int) -> tuple[bool, str]:
     """The executor's smoke run of a corpus module on `rows` rows, in the sandbox."""
     from pipesmith.agents.executor import Executor
     from pipesmith.agents.schemas import Candidate
-    from pipesmith.api import prepare_inputs
+    from pipesmith.core.inputs import prepare_inputs
     from pipesmith.sandbox.factory import sandbox_from_settings
     from pipesmith.settings import Settings
 
@@ -133,7 +133,7 @@ def _drafts(root: Path, profiles: dict) -> list[tuple[str, str, str, str]]:
     """The offline coder's draft of every planned family, every backend, every table."""
     from pipesmith.agents.coder.agent import Coder
     from pipesmith.agents.planner.agent import Planner
-    from pipesmith.api import prepare_inputs
+    from pipesmith.core.inputs import prepare_inputs
     from pipesmith.errors import InputError
     from pipesmith.evals.repair_corpus import DATA
     from pipesmith.settings import Settings

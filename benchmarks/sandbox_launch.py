@@ -128,7 +128,7 @@ def main() -> None:
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="pipesmith-sandbox-bench-"))
     sandboxes = backends()
-    from pipesmith.api import prepare_inputs
+    from pipesmith.core.inputs import prepare_inputs
     from pipesmith.settings import Settings
 
     inputs, _ = prepare_inputs(root / "data", dataset="iris", task=None, metric=None,

@@ -29,7 +29,7 @@ from pipesmith.agents.families.registry import get_family
 from pipesmith.agents.planner.profiler import profile_table
 from pipesmith.agents.schemas import CandidateSpec
 from pipesmith.agents.search.runner import TrialRunner, make_folds
-from pipesmith.api import prepare_inputs
+from pipesmith.core.inputs import prepare_inputs
 from pipesmith.sandbox.local import LocalSandbox
 from pipesmith.settings import Settings
 

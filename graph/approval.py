@@ -69,9 +69,9 @@ def apply_edits(inputs: RunInputs, edits: dict[str, Any], requested_folds: int |
     apply (a metric of another task, a column the table does not have). Dropped columns
     leave every table of the run (the whole table, the development and the test part) and
     its feature schema; the folds are chosen again for a new target, task or budget."""
-    from pipesmith.core.datasets import check_metric, infer_metric
+    from pipesmith.core.datasets import Table
+    from pipesmith.core.inputs import check_budget, folds_for, resolve_task
     from pipesmith.core.model_io import write_schema
-    from pipesmith.core.referee import choose_folds
 
     frame = pd.read_parquet(inputs.data_path)  # the development part
     update: dict[str, Any] = {}
@@ -98,24 +98,19 @@ def apply_edits(inputs: RunInputs, edits: dict[str, Any], requested_folds: int |
         update |= {"task_type": task, "target": target}
         goto = "profile"
     metric = edits.get("metric") or (inputs.metric if task == inputs.task_type else None)
-    if metric is None:
-        metric = infer_metric(task, frame[target] if target else None)
-    try:
-        check_metric(task, metric)
+    try:  # the rules of a new run's inputs (pipesmith/core/inputs.py)
+        update["metric"] = resolve_task(Table(frame, target, inputs.dataset), task, metric).metric
     except InputError as exc:
         raise InputError(f"{exc}; the plan is unchanged") from None
-    update["metric"] = metric
     budget = inputs.budget_s
     if edits.get("budget_s") is not None:
-        if float(edits["budget_s"]) <= 0:
-            raise InputError("the budget must be a positive number of seconds")
         budget = update["budget_s"] = float(edits["budget_s"])
+        check_budget(budget, "the budget")
     if edits.get("families"):
         update["families"] = list(edits["families"])
         goto = "plan" if goto == "approve" else goto
-    min_class = int(frame[target].value_counts().min()) if task == "classification" else None
-    update["cv_folds"] = choose_folds(len(frame), budget, requested_folds or inputs.cv_folds,
-                                      min_class)
+    update["cv_folds"] = folds_for(frame, target, task, budget,
+                                   requested_folds or inputs.cv_folds)
     out = Path(inputs.out_dir)
     if drops:
         for table in (out / "data.parquet", Path(inputs.data_path), Path(inputs.test_path)):

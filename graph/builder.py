@@ -158,7 +158,7 @@ def make_graph(config=None):
 
     @cache
     def defaults() -> Deps:
-        from pipesmith.api import default_deps
+        from pipesmith.core.driver import default_deps
         from pipesmith.settings import Settings
 
         return default_deps(Settings())

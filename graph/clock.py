@@ -4,7 +4,7 @@
 time it lay stopped). Time outside the nodes is real time the person waits for too: the
 start-up before the first node (the data preparation, the agents, the graph), checkpoint
 writes and routing between nodes. `timed` (graph/builder.py) records it under
-OUTSIDE_NODES from the run's clock, which `api.advance` starts afresh each time it drives
+OUTSIDE_NODES from the run's clock, which `core.driver.advance` starts afresh each time it drives
 the graph (so the wait for a plan's approval is never counted).
 """
 

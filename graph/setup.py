@@ -17,7 +17,7 @@ from pipesmith.graph.state import RunState
 def setup(state: RunState, runtime: Runtime[Deps]) -> dict:
     if state.get("inputs") is not None:
         return {}
-    from pipesmith.api import start_run
+    from pipesmith.core.run_folder import start_run
     from pipesmith.settings import Settings
 
     plain = dict(state)

@@ -49,7 +49,7 @@ def write(path: Path, text: str) -> Path:
 
 def make_inputs(tmp_path: Path, dataset: str = "iris", task_type: str | None = None, **extra):
     """A prepared table in tmp_path and the RunInputs that point at it (one job per run)."""
-    from pipesmith.api import prepare_inputs
+    from pipesmith.core.inputs import prepare_inputs
     from pipesmith.settings import Settings
 
     inputs, frame = prepare_inputs(tmp_path, dataset=dataset, task=task_type,

@@ -114,7 +114,7 @@ def _columns(path: str) -> list[str]:
 
 
 def _advance(run_dir: str, graph_input, ctx: ChatContext):
-    from pipesmith.api import advance
+    from pipesmith.core.driver import advance
 
     deps = ctx.deps(ctx.settings) if ctx.deps else None
     return advance(Path(run_dir), graph_input, deps=deps, on_event=ctx.on_event)
@@ -128,7 +128,7 @@ def _after(result, run_dir: str) -> tuple[str, dict]:
 
 
 def start(request: dict, text: str, ctx: ChatContext) -> tuple[str, dict]:
-    from pipesmith.api import start_run
+    from pipesmith.core.run_folder import start_run
 
     out, inputs, _ = start_run(
         dataset=request.get("dataset"), data=request.get("data_path"),
@@ -262,7 +262,7 @@ class Conversation:
         self._deps = None  # one set of agents and one KB per conversation, made on first use
 
     def deps(self, settings: Settings):
-        from pipesmith.api import default_deps
+        from pipesmith.core.driver import default_deps
 
         if self._deps is None:
             self._deps = default_deps(settings)

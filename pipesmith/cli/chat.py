@@ -61,7 +61,7 @@ def register(app: typer.Typer) -> None:
                                 **({"runs_dir": runs} if runs else {}),
                                 **({"backend": backend} if backend else {}))
             if settings.llm != "offline":
-                from pipesmith.api import llm_config
+                from pipesmith.core.run_folder import llm_config
 
                 llm_config(settings)
         except InputError as exc:

@@ -34,8 +34,8 @@ def exec_file(
     """Copy FILE into a fresh workdir, run it there with the sandbox's limits and print what
     happened: status, exit code or signal, times, peak memory, output, files written.
     Exits 0 when the status is ok, 1 otherwise, 2 on bad input."""
-    from pipesmith.api import check_out_dir, read_source
     from pipesmith.cli.common import exits_on_signal
+    from pipesmith.core.run_folder import check_out_dir, read_source
     from pipesmith.errors import InputError
     from pipesmith.sandbox.base import ExecJob
     from pipesmith.sandbox.factory import BACKENDS, make_sandbox

@@ -225,7 +225,7 @@ def test_capability_checks_catch_nan_and_text_and_spare_working_drafts(tmp_path)
     from pipesmith.agents.planner.agent import Planner
     from pipesmith.agents.planner.profiler import profile_table
     from pipesmith.agents.prevalidator.agent import Prevalidator, blocking
-    from pipesmith.api import prepare_inputs
+    from pipesmith.core.inputs import prepare_inputs
     from pipesmith.settings import Settings
 
     path = tmp_path / "passengers.csv"

@@ -11,7 +11,8 @@ import pytest
 
 from pipesmith import build_graph, resume, run
 from pipesmith.agents.coder.agent import Coder
-from pipesmith.api import RunInterrupted, default_deps
+from pipesmith.api import RunInterrupted
+from pipesmith.core.driver import default_deps
 from pipesmith.sandbox.local import LocalSandbox
 
 pytestmark = pytest.mark.slow

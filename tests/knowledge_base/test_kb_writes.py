@@ -52,13 +52,14 @@ def test_background_opener_and_first_search_do_not_race(tmp_path, monkeypatch):
 
 def test_a_run_queries_the_index(tmp_path, settings):
     from pipesmith import api
+    from pipesmith.core import driver
 
     seed = KnowledgeBase(tmp_path / "kb")
     seed.add_run(kb_records.run("past", text="classification of species on iris",
                                 families={"random_forest": 0.5}))
     kb = KnowledgeBase(tmp_path / "kb")
     run_settings = settings.model_copy(update={"max_candidates": 1, "cv_folds": 2, "n_jobs": 1})
-    deps = api.default_deps(run_settings, kb=kb)
+    deps = driver.default_deps(run_settings, kb=kb)
     report = api.run(dataset="iris", out=tmp_path / "run", settings=run_settings, deps=deps)
     assert report.final_success
     assert kb.index_queries >= 1 and kb.index_failures == 0

@@ -11,7 +11,7 @@ from sklearn.metrics import balanced_accuracy_score
 from pipesmith.agents.coder.agent import Coder
 from pipesmith.agents.planner.agent import Planner
 from pipesmith.agents.planner.profiler import profile_table
-from pipesmith.api import prepare_inputs
+from pipesmith.core.inputs import prepare_inputs
 from pipesmith.settings import Settings
 
 

@@ -41,7 +41,7 @@ def _labelled_csv(tmp_path):
 @pytest.mark.parametrize("name", BOOST)
 def test_boost_family_runs_in_the_sandbox_on_string_labels(tmp_path, sandbox, name):
     pytest.importorskip(name)
-    from pipesmith.api import prepare_inputs
+    from pipesmith.core.inputs import prepare_inputs
     from pipesmith.settings import Settings
 
     inputs, frame = prepare_inputs(tmp_path / "run", data=_labelled_csv(tmp_path),

@@ -138,7 +138,7 @@ def test_a_fold_job_is_the_smoke_run_plus_what_the_extra_rows_cost(iris):
 @pytest.mark.slow
 def test_smoke_run_catches_what_static_checks_cannot(settings, tmp_path):
     from pipesmith import run
-    from pipesmith.api import default_deps
+    from pipesmith.core.driver import default_deps
 
     class LogsStandardisedValues(Coder):
         """Logistic regression rejects the NaN that log() of negative values makes."""
@@ -174,7 +174,7 @@ def test_smoke_run_catches_what_static_checks_cannot(settings, tmp_path):
 @pytest.mark.slow
 def test_limits_come_from_the_prediction_and_oversized_models_shrink(settings, tmp_path):
     from pipesmith import run
-    from pipesmith.api import default_deps
+    from pipesmith.core.driver import default_deps
 
     class Oversized(Coder):
         def draft(self, candidate_id, spec, profile, inputs):

@@ -37,7 +37,7 @@ def test_the_offline_coder_uses_date_columns_as_features(tmp_path):
     from pipesmith.agents.planner.profiler import profile_table
     from pipesmith.agents.prevalidator.agent import Prevalidator, blocking
     from pipesmith.agents.schemas import CandidateSpec
-    from pipesmith.api import prepare_inputs
+    from pipesmith.core.inputs import prepare_inputs
     from pipesmith.sandbox.harness import load_candidate
     from pipesmith.settings import Settings
 
