@@ -1,1 +1,1 @@
-"""pipesmith/serve."""
+"""`pipesmith serve BUNDLE_OR_RUN`: the HTTP prediction service (app.py)."""
