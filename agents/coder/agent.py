@@ -34,6 +34,23 @@ BASE_IMPORTS = (
 # the date columns' branch of make_preprocessor, when the data has some
 DATE_STEP = ('\n            ("dates", make_pipeline(DateFeatures(), '
              'SimpleImputer(strategy="median")), DATETIME_COLUMNS),')
+# HistGradientBoosting's categorical splits, when a module has such a family: the
+# ordinal-encoded columns follow the numeric ones; a column with more levels than the
+# estimator's bins stays numeric (its codes are still ordered numbers)
+NATIVE_HELPER = '''
+
+# split as categories, not as numbers, by estimators that can (at most 255 levels)
+FEW_LEVEL_COLUMNS = $few
+
+
+def native_categoricals():
+    """Positions, after the numeric columns, of the ordinal-encoded columns with few
+    enough levels to split as categories (unknown and missing codes, -1, are missing)."""
+    start = len(NUMERIC_COLUMNS)
+    return [start + i for i, name in enumerate(CATEGORICAL_COLUMNS)
+            if name in FEW_LEVEL_COLUMNS] or None
+'''
+MAX_CATEGORY_LEVELS = 250  # HistGradientBoosting's 255 bins, with room for a fold's own
 REDRAFT_AFTER = 2  # failed repairs in a lineage before a fresh redraft is tried first
 
 
@@ -54,12 +71,15 @@ def identifier(name: str) -> str:
     return ident
 
 
-def model_expression(family: Family, params: dict, searchable: bool = False) -> str:
+def model_expression(family: Family, params: dict, searchable: bool = False,
+                     encoding: str | None = None) -> str:
     """The estimator call; `searchable` lets task["params"] (a search trial's
     hyperparameters) override the rendered ones, so one module serves many trials."""
     args = [f"{key}={value!r}" for key, value in params.items()]
     if searchable:
         args = [f'**{{**{params!r}, **task.get("params", {{}})}}']
+    if family.native_categorical and encoding == "ordinal":
+        args.append("categorical_features=native_categoricals()")
     if family.parallel:
         args.append(f'{family.threads}=task["n_jobs"]')
     if family.seeded:
@@ -233,7 +253,7 @@ class Coder:
         builders = "\n".join(
             render(self._builder, function=fn, family=f.cls, rationale=spec.rationale or f.name,
                    model=model_expression(f, {**balancing(f, inputs.metric), **spec.params},
-                                          searchable), scale=spec.scale,
+                                          searchable, spec.encoding), scale=spec.scale,
                    encoding=spec.encoding)
             for fn, f, spec in zip(functions, families, specs, strict=True)
         )
@@ -252,6 +272,10 @@ class Coder:
             dropped=_list_literal(dropped),
             datetime_columns=f"\nDATETIME_COLUMNS = {_list_literal(dates)}" if dates else "",
             date_step=DATE_STEP if dates else "",
+            native_helper=render(Template(NATIVE_HELPER), few=_list_literal(
+                [c.name for c in profile.columns if c.kind == "categorical"
+                 and c.n_unique <= MAX_CATEGORY_LEVELS]))
+            if any(f.native_categorical for f in families) else "",
             dropped_reason=", ".join(reasons) + " columns" if reasons else "none",
             builders=builders,
             build_body=body,

@@ -30,13 +30,15 @@ class Family:
     threads: str = "n_jobs"  # the keyword that takes the thread count, when `parallel`
     # the keywords that weight classes inversely to their frequency (for balanced metrics)
     balance: dict[str, Any] = field(default_factory=dict)
+    # splits ordinal-encoded columns as categories (`categorical_features`), not as numbers
+    native_categorical: bool = False
 
 
 FAMILIES: tuple[Family, ...] = (
     # classification, in default priority order
     Family("hist_gradient_boosting", "classification", "sklearn.ensemble",
            "HistGradientBoostingClassifier", {"max_iter": 200, "learning_rate": 0.1},
-           {"max_iter": 50}, balance={"class_weight": "balanced"}),
+           {"max_iter": 50}, balance={"class_weight": "balanced"}, native_categorical=True),
     Family("logistic_regression", "classification", "sklearn.linear_model", "LogisticRegression",
            {"C": 1.0, "max_iter": 2000}, {"max_iter": 300}, scale=True, encoding="onehot",
            balance={"class_weight": "balanced"}),
@@ -55,7 +57,7 @@ FAMILIES: tuple[Family, ...] = (
     # regression
     Family("hist_gradient_boosting", "regression", "sklearn.ensemble",
            "HistGradientBoostingRegressor", {"max_iter": 200, "learning_rate": 0.1},
-           {"max_iter": 50}),
+           {"max_iter": 50}, native_categorical=True),
     Family("ridge", "regression", "sklearn.linear_model", "Ridge", {"alpha": 1.0},
            {"alpha": 1.0}, scale=True, encoding="onehot"),
     Family("random_forest", "regression", "sklearn.ensemble", "RandomForestRegressor",

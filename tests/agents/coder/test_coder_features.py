@@ -57,3 +57,31 @@ def test_balanced_metrics_weigh_the_rare_class(tmp_path):
     assert "class_weight" not in code  # accuracy rewards the majority: no weights
     plain = balanced_accuracy_score(test["label"], pipeline.predict(test.drop(columns=["label"])))
     assert weighted > plain + 0.05
+
+
+def test_gradient_boosting_splits_categories_as_categories(tmp_path):
+    # the level decides the target through an arbitrary mapping of names: an ordinal code
+    # (alphabetical) orders the levels wrongly, a categorical split does not care
+    rng = np.random.default_rng(0)
+    levels = [f"L{i:02d}" for i in range(40)]
+    good = set(rng.choice(levels, 20, replace=False))
+    n = 1200
+    frame = pd.DataFrame({
+        "level": rng.choice(levels, n),
+        "ticket": [f"T{i}" for i in rng.integers(0, 400, n)],  # too many levels for a split
+        "noise": rng.normal(size=n)})
+    frame["y"] = np.where(frame["level"].isin(good), "yes", "no")
+    inputs, dev, profile = _prepared(tmp_path, frame, "y", "accuracy")
+    spec = next(c for c in Planner().plan(inputs, profile, []).candidates
+                if c.family == "hist_gradient_boosting")
+    module = _module(Coder().draft("a1", spec, profile, inputs).code)
+    assert module.FEW_LEVEL_COLUMNS == ["level"]  # "ticket" has 400 levels: it stays numeric
+    pipeline = module.build_pipeline({"seed": 0, "n_jobs": 1})
+    model = pipeline.named_steps["model"]
+    start = len(module.NUMERIC_COLUMNS)
+    assert model.categorical_features == [start + module.CATEGORICAL_COLUMNS.index("level")]
+    train, test = dev.iloc[:800], dev.iloc[800:]
+    pipeline.fit(train.drop(columns=["y"]), train["y"])
+    assert model.is_categorical_.sum() == 1
+    # unseen and learnt levels alike: an exact rule, found by one categorical split
+    assert (pipeline.predict(test.drop(columns=["y"])) == test["y"]).mean() > 0.97
