@@ -20,11 +20,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import structlog
 
 from pipesmith.agents.schemas import Candidate, RunInputs
 from pipesmith.core import referee
 from pipesmith.core.metrics import get_metric
 from pipesmith.sandbox.base import ExecJob, ExecResult, Sandbox
+
+log = structlog.get_logger(__name__)
 
 HARNESS = "pipesmith.sandbox.harness"
 CONTRACT_EXIT = 3
@@ -42,9 +45,47 @@ def fold_workers(n_jobs: int, n_jobs_queued: int, cores: int) -> int:
 
 
 class Executor:
-    def __init__(self, sandbox: Sandbox, cores: int | None = None) -> None:
+    def __init__(self, sandbox: Sandbox, cores: int | None = None, warm: bool = True) -> None:
         self.sandbox = sandbox
         self.cores = cores or os.cpu_count() or 1
+        self.warm = warm  # fold fits as forks of the run's warm workers (agents/warm_folds.py)
+        self._warm = None  # the WarmFolds of the current fold plan, started on first use
+        self._warm_lock = threading.Lock()
+
+    def close(self) -> None:
+        """Stop the warm workers (the run ended, or its refit needs the memory)."""
+        with self._warm_lock:
+            if self._warm is not None:
+                self._warm.close()
+                self._warm = None
+
+    def warm_workers(self, inputs: RunInputs):
+        """The warm workers of the run's fold plan when they are running (the search runs
+        its trials on them), else None."""
+        from pipesmith.agents.warm_folds import same_plan
+
+        with self._warm_lock:
+            warm = self._warm
+        return warm if warm is not None and same_plan(warm.key, inputs) else None
+
+    def _warm_folds(self, dev: pd.DataFrame, inputs: RunInputs, folds, workdir: Path,
+                    threads: int):
+        """The warm workers of this fold plan; those of another plan (K changed) are
+        stopped. None when they cannot start (the fold jobs run as before)."""
+        from pipesmith.agents.warm_folds import WarmFolds, key_of
+
+        with self._warm_lock:
+            if self._warm is not None and self._warm.key != key_of(inputs, len(folds), threads):
+                self._warm.close()
+                self._warm = None
+            if self._warm is None:
+                folder = Path(inputs.out_dir) / "workers" / f"k{len(folds)}"
+                try:
+                    self._warm = WarmFolds(self.sandbox, dev, inputs, folds, folder, threads)
+                except OSError as exc:
+                    log.warning("warm.unavailable", error=str(exc)[:200])
+                    self.warm = False
+            return self._warm
 
     def smoke(self, candidate: Candidate, inputs: RunInputs, workdir: Path,
               timeout_s: float = SMOKE_TIMEOUT_S) -> tuple[ExecResult, dict | None]:
@@ -65,13 +106,26 @@ class Executor:
             dev = sample(dev, inputs, sample_rows)
         k = inputs.cv_folds if cv_folds is None else cv_folds
         folds = referee.fold_plan(dev, inputs.target, inputs.task_type, k, inputs.seed)
-        jobs = []
-        for number, fold in enumerate(folds):
-            folder = workdir / "folds" / str(number) if len(folds) > 1 else workdir / "fold"
-            referee.write_fold(folder, dev, inputs.target, fold, inputs.task_type)
-            jobs.append(folder)
+        jobs = [workdir / "folds" / str(n) if len(folds) > 1 else workdir / "fold"
+                for n in range(len(folds))]
         workers = fold_workers(inputs.n_jobs, len(jobs), self.cores)  # each with its threads
         threads = max(1, inputs.n_jobs // workers)
+        if self.warm and len(folds) > 1 and not sample_rows and \
+                inputs.task_type != "clustering" and inputs.out_dir:
+            warm = self._warm_folds(dev, inputs, folds, workdir, threads)
+            fitted = warm.fit(candidate, jobs, timeout_s, workers) if warm else None
+            if fitted is not None:
+                result, fold_wall_s = fitted
+                if not result.ok:
+                    return result, None
+                try:
+                    metrics = self._score_folds(dev, folds, jobs, inputs, workdir)
+                except referee.ContractViolation as exc:
+                    return contract_failure(result, str(exc)), None
+                metrics["fold_wall_s"] = round(fold_wall_s, 3)
+                return result, metrics
+        for folder, fold in zip(jobs, folds, strict=True):  # a fold job per fold
+            referee.write_fold(folder, dev, inputs.target, fold, inputs.task_type)
 
         stop = threading.Event()  # a fold failed (or the run was interrupted): skip the rest
         first_failure: list[ExecResult] = []  # in time: the one that stopped the others
@@ -122,6 +176,7 @@ class Executor:
         """Fit the chosen pipeline on every development row in the sandbox, predict the test
         features, and score the test part here: test_score and test_baseline_score. The
         fitted model is workdir/model.joblib."""
+        self.close()  # the folds are done: the refit gets the warm workers' memory
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "candidate.py").write_text(candidate.code)
         dev, test = pd.read_parquet(inputs.data_path), pd.read_parquet(inputs.test_path)

@@ -85,9 +85,11 @@ class SearchAllowance:
     skipped: str | None = None
 
 
-def search_allowance(state: RunState, max_winners: int) -> SearchAllowance:
+def search_allowance(state: RunState, max_winners: int,
+                     workers_running: bool = False) -> SearchAllowance:
     """The search leaves time for at least one of its winners to run as a candidate (else
-    its trials are spent for nothing); the rest of the time decides how many winners run."""
+    its trials are spent for nothing); the rest of the time decides how many winners run.
+    `workers_running`: the run's warm workers take the trials, so none has to start."""
     inputs = state["inputs"]
     left = left_before_reserve(state)
     if inputs.search_share <= 0:
@@ -96,7 +98,9 @@ def search_allowance(state: RunState, max_winners: int) -> SearchAllowance:
     per_run = max(1.0, sum(a.wall_s + a.smoke_s for a in done) / max(1, len(done)))
     seconds = min(inputs.search_share * left, left - per_run)
     # the trial workers start like fold jobs (a few at a time), then the trials need time
-    needed = max(MIN_SEARCH_S, SEARCH_STARTS * max((a.fold_wall_s for a in done), default=0.0))
+    starts = 0.0 if workers_running else SEARCH_STARTS * max((a.fold_wall_s for a in done),
+                                                             default=0.0)
+    needed = max(MIN_SEARCH_S, starts)
     if seconds < needed:  # the planned candidates use the time instead
         return SearchAllowance(0.0, 0, f"{max(seconds, 0.0):.1f} s left for the search after "
                                        f"one more candidate run, {needed:.1f} s needed to "

@@ -335,7 +335,8 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     from pipesmith.agents.search.space import default_plan
     inputs, profile, plan_ = state["inputs"], state["profile"], state["plan"]
     done = state.get("next_index", 0)
-    allowance = budget.search_allowance(state, WINNERS)
+    warm = runtime.context.executor.warm_workers(inputs)  # the trials run on them
+    allowance = budget.search_allowance(state, WINNERS, workers_running=warm is not None)
     if allowance.skipped:  # the planned candidates use the time instead
         return {"search": {"skipped": allowance.skipped}}
     seconds, n_winners = allowance.seconds, allowance.n_winners
@@ -356,7 +357,8 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
         folder=Path(inputs.out_dir) / "search", n_winners=n_winners,
         warm=get_topology(runtime.context.topology).warm_start,
         portfolio=[(c.family, c.params) for c in plan_.candidates[done:]],
-        workers=fold_workers(inputs.n_jobs, PARALLEL_FOLDS, runtime.context.executor.cores))
+        workers=fold_workers(inputs.n_jobs, PARALLEL_FOLDS, runtime.context.executor.cores),
+        pool=warm.pool if warm else None, folds=warm.files if warm else None)
     specs = []
     for result in winners:
         family = get_family(inputs.task_type, result.family)

@@ -25,6 +25,9 @@ class Settings(BaseSettings):
     memory_mb: int = 4096  # per candidate run (address space; floor 2048)
     disk_mb: int = 1024  # largest file a candidate run may write
     cv_folds: int = 5  # K for selection; fewer for small data or budgets (referee.choose_folds)
+    # fold fits as forks of warm sandboxed workers, one per fold (agents/warm_folds.py);
+    # off: a fresh sandbox job per fold, as before (PIPESMITH_WARM_WORKERS=0)
+    warm_workers: bool = True
     runs_dir: Path = Path("runs")
     kb_dir: Path = Field(default_factory=default_kb_dir)  # evaluated per instance
     use_kb: bool = True

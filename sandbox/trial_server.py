@@ -17,6 +17,7 @@ scores nothing; the search scores the predictions outside.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import select
@@ -67,22 +68,24 @@ def _child(fold: Fold, module, request: dict) -> None:
         os._exit(status)
 
 
-def _wait(pid: int, timeout_s: float) -> int | None:
-    """The child's wait status, or None when it outlived `timeout_s` (then it is killed)."""
+def _wait(pid: int, timeout_s: float) -> tuple[int | None, dict]:
+    """The child's wait status (None when it outlived `timeout_s`: then it is killed) and
+    what it used (CPU seconds, peak resident memory)."""
     deadline = time.monotonic() + max(0.0, timeout_s)
     fd = os.pidfd_open(pid)
     try:
         poller = select.poll()
         poller.register(fd, select.POLLIN)
         while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
+            done, status, usage = os.wait4(pid, os.WNOHANG)
             if done:
-                return status
+                return status, {"cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
+                                "peak_mem_mb": round(usage.ru_maxrss / 1024, 1)}
             left = deadline - time.monotonic()
             if left <= 0:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
-                return None
+                return None, {}
             poller.poll(max(1, int(left * 1000)))
     finally:
         os.close(fd)
@@ -99,7 +102,7 @@ def run_one(fold: Fold, request: dict) -> tuple[dict, bytes]:
     pid = os.fork()
     if pid == 0:
         _child(fold, module, request)
-    status = _wait(pid, float(request.get("timeout_s", 3600)))
+    status, usage = _wait(pid, float(request.get("timeout_s", 3600)))
     result = fold.out / RESULT.format(id=tid)
     arrays = fold.out / f"trial_{tid}.npz"
     try:
@@ -116,7 +119,7 @@ def run_one(fold: Fold, request: dict) -> tuple[dict, bytes]:
                     "error": f"the trial exited ({os.waitstatus_to_exitcode(status)}) "
                              "without a result"}, b""
         row = json.loads(result.read_text())
-        row["wall_s"] = round(time.perf_counter() - started, 4)
+        row.update(usage, wall_s=round(time.perf_counter() - started, 4))
         payload = arrays.read_bytes() if row.get("status") == "ok" and arrays.exists() else b""
         return row, payload
     finally:
@@ -132,6 +135,11 @@ def main(argv: list[str]) -> int:
     requests = os.open(channel / REQUESTS, os.O_RDONLY)
     replies = os.open(channel / REPLIES, os.O_WRONLY)
     fold = Fold(job, job_path.parent)
+    for name in job.get("imports", []):  # the libraries candidates use, imported once
+        try:
+            importlib.import_module(name)
+        except Exception:  # a candidate that needs it reports the failure itself
+            pass
     for path in job.get("preload", []):  # import the learners' modules before the first trial
         try:
             fold.module(path)

@@ -25,7 +25,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipesmith.sandbox.harness import ContractError, build_estimator, load_candidate
+from pipesmith.sandbox.harness import (
+    ContractError,
+    build_estimator,
+    fit_recording_warnings,
+    load_candidate,
+    loss_summary,
+    task_of,
+)
 
 
 def subsample(X: pd.DataFrame, y: pd.Series, share: float, seed: int, classify: bool):
@@ -48,13 +55,19 @@ def subsample(X: pd.DataFrame, y: pd.Series, share: float, seed: int, classify: 
 
 def run_trial(module, job: dict, trial: dict, X, y, X_pred, out: Path) -> dict:
     classify = job["task_type"] == "classification"
-    task = {"seed": job["seed"], "n_jobs": job["n_jobs"], "params": trial["params"]}
+    task = {**task_of(job), "params": trial["params"]}  # what a fold job's candidate sees
     started = time.perf_counter()
     estimator = build_estimator(module, task, "predict")
     X_fit, y_fit = subsample(X, y, trial.get("share", 1.0), job["seed"], classify)
+    extra = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        estimator.fit(X_fit, y_fit)
+        if trial.get("diagnostics"):  # a candidate's fold fit: what the harness records
+            _, fit_s, caught = fit_recording_warnings(estimator.fit, X_fit, y_fit)
+            extra = {"warnings": caught, "loss": loss_summary(estimator),
+                     "fit_s_model": round(fit_s, 4)}
+        else:
+            estimator.fit(X_fit, y_fit)
         arrays = {"y_pred": np.asarray(estimator.predict(X_pred))}
         if classify and hasattr(estimator, "predict_proba"):
             arrays["proba"] = np.asarray(estimator.predict_proba(X_pred), dtype=float)
@@ -65,7 +78,7 @@ def run_trial(module, job: dict, trial: dict, X, y, X_pred, out: Path) -> dict:
     np.savez(out / f"trial_{trial['id']}.npz",
              **{k: v.astype(str) if v.dtype == object else v for k, v in arrays.items()})
     return {"id": trial["id"], "status": "ok", "fit_s": round(time.perf_counter() - started, 4),
-            "n_fit": len(y_fit)}
+            "n_fit": len(y_fit), **extra}
 
 
 def main(argv: list[str]) -> int:

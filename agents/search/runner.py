@@ -128,13 +128,15 @@ class TrialRunner:
 
     def __init__(self, sandbox: Sandbox, folds: Folds, *, target: str, task_type: str,
                  metric: str, seed: int, memory_mb: int, disk_mb: int, workers: int = 2,
-                 persistent: bool = True):
+                 persistent: bool = True, pool=None):
         self.sandbox, self.folds = sandbox, folds
         self.target, self.task_type, self.metric = target, task_type, get_metric(metric)
         self.metric_name, self.seed = metric, seed
         self.memory_mb, self.disk_mb, self.workers = memory_mb, disk_mb, workers
         self.persistent = persistent
-        self.pool = None  # the persistent workers, started with the first trials
+        # the persistent workers: the run's warm workers when given (not closed here),
+        # else started with the first trials
+        self.pool, self._own_pool = pool, pool is None
         self._lock = threading.Lock()
         self.jobs_run, self.job_s, self.setup_s = 0, 0.0, 0.0  # for the overhead figures
 
@@ -212,7 +214,7 @@ class TrialRunner:
 
     def close(self, wait_s: float = 5.0) -> None:
         """Stop the persistent workers (a no-op for batches)."""
-        if self.pool is not None:
+        if self.pool is not None and self._own_pool:
             self.pool.close(wait_s)
 
     def _batch_fold(self, batches, folder: Path, deadline: float):
@@ -514,11 +516,12 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
                coder, prevalidator, deadline: float, folder: Path,
                n_winners: int = WINNERS, warm: bool = True, folds: Folds | None = None,
                workers: int = 2, portfolio: list[tuple[str, dict]] | None = None,
-               plan: SearchPlan | None = None) -> tuple[list[TrialResult], dict]:
+               plan: SearchPlan | None = None, pool=None) -> tuple[list[TrialResult], dict]:
     """Search until `deadline` (time.monotonic()); the best trials (one per learner) and a
     summary for the report. `plan`: the learners and their spaces (by default the plan's
     learners and the installed boosting ones, with the default spaces). The trials' code
-    is checked once per learner before any runs."""
+    is checked once per learner before any runs. `pool` and `folds`: the run's warm
+    workers and their fold files (agents/warm_folds.py), so no worker starts here."""
     from pipesmith.agents.families.registry import get_family
     from pipesmith.agents.prevalidator.agent import blocking
     from pipesmith.agents.schemas import CandidateSpec
@@ -552,7 +555,7 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
     configs = [*configs, *sorted(portfolio or [], key=lambda c: COST.get(c[0], 5.0))]
     runner = TrialRunner(sandbox, folds, target=inputs.target, task_type=inputs.task_type,
                          metric=inputs.metric, seed=inputs.seed, memory_mb=inputs.memory_mb,
-                         disk_mb=inputs.disk_mb, workers=workers)
+                         disk_mb=inputs.disk_mb, workers=workers, pool=pool)
     search = Search(runner, list(codes), codes.__getitem__, inputs.metric, inputs.seed,
                     folder, profile.n_rows, warm=configs, spaces=plan.spaces)
     try:

@@ -126,6 +126,19 @@ class FoldWorker:
                 os.close(fd)
             self._fds = None
 
+    def ensure_started(self, preload: list[str]) -> bool:
+        """Start the worker unless it is alive; False when it cannot start."""
+        with self._lock:
+            if self.alive:
+                return True
+            self._let_go()
+            try:
+                self._start(preload)
+            except (WorkerGone, OSError) as exc:
+                log.info("worker.not_started", fold=self.k, error=str(exc)[:200])
+                return False
+            return True
+
     def trial(self, request: dict, preload: list[str]) -> tuple[dict, dict[str, np.ndarray]]:
         """Run one trial on this fold: (its reply, its arrays). A worker that dies during
         the trial fails the trial and is restarted for the next one."""
@@ -200,6 +213,13 @@ class WorkerPool:
             path.write_text(code)
             self.modules[code] = str(path)
         return self.modules[code]
+
+    def start(self, workers: int, preload: list[str]) -> bool:
+        """Start every worker that is not alive, `workers` at a time; True when all are."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max(1, workers)) as threads:
+            return all(threads.map(lambda w: w.ensure_started(preload), self.workers))
 
     @property
     def starts(self) -> int:

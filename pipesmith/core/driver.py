@@ -91,7 +91,7 @@ def default_deps(settings: Settings, sandbox=None, kb=None, http_client=None):
         session = LLMSession.open(llm_config(settings), http_client=http_client)
         planner, coder, diagnostician = session.agents(planner, coder, diagnostician)
     return Deps(planner=planner, coder=coder, prevalidator=Prevalidator(),
-                executor=Executor(sandbox), diagnostician=diagnostician,
+                executor=Executor(sandbox, warm=settings.warm_workers), diagnostician=diagnostician,
                 ensembler=Ensembler(), kb=kb, topology=settings.topology, llm=session,
                 settings=settings)
 
@@ -135,6 +135,7 @@ def advance(out: Path, graph_input, *, settings: Settings | None = None, deps=No
                 raise OutOfSpace(out, str(exc)[:200]) from exc
             raise
         finally:
+            deps.executor.close()  # the warm fold workers end with the drive
             stop_all()  # jobs another thread was running when the run stopped
 
 
