@@ -34,20 +34,21 @@ NODES: dict[str, Callable] = {
 def timed(name: str, node: Callable, default_context: Callable[[], Deps] | None = None
           ) -> Callable:
     """Add the node's own wall time to the state's timings, and the time since the previous
-    node ended (graph/clock.py) when the run has a clock. default_context: the Deps to use
+    node ended (graph/clock.py) when the run's clock runs. default_context: the Deps to use
     when the caller gave none (LangGraph server / Studio)."""
 
     def run(state, runtime):
         if default_context is not None and not isinstance(runtime.context, Deps):
             runtime = runtime.override(context=default_context())
         started = time.perf_counter()
-        clock = getattr(runtime.context, "clock", None)
+        clock = runtime.context.clock
         update = node(state, runtime)
         ended = time.perf_counter()
         seconds = {name: ended - started}
-        if clock is not None:  # start-up, checkpoints and routing since the last node
-            seconds[OUTSIDE_NODES] = clock.since_mark(started)
-            clock.set(ended)
+        outside = clock.since_mark(started)  # start-up, checkpoints and routing since then
+        if outside is not None:
+            seconds[OUTSIDE_NODES] = outside
+        clock.set(ended)
         timing = {"timings": seconds}
         if isinstance(update, Command):  # a node that routes itself (approve)
             return Command(update={**(update.update or {}), **timing}, goto=update.goto)

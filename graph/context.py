@@ -1,16 +1,21 @@
-"""Deps: the run's dependencies, passed to every node as LangGraph runtime context."""
+"""Deps: the run's dependencies, passed to every node as LangGraph runtime context.
+
+The agents are typed by their contracts (agents/protocols.py), so any implementation of
+a protocol fits; the nodes call protocol methods only."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pipesmith.agents.coder.agent import Coder
-from pipesmith.agents.diagnostician.agent import Diagnostician
-from pipesmith.agents.ensembler.agent import Ensembler
-from pipesmith.agents.executor import Executor
-from pipesmith.agents.planner.agent import Planner
-from pipesmith.agents.prevalidator.agent import Prevalidator
+from pipesmith.agents.protocols import (
+    Coder,
+    Diagnostician,
+    Ensembler,
+    Executor,
+    Planner,
+    Prevalidator,
+)
 from pipesmith.graph.clock import RunClock
 from pipesmith.knowledge_base.store import KnowledgeBase
 
@@ -31,4 +36,6 @@ class Deps:
     topology: str = "full"
     llm: LLMSession | None = None  # LLM mode: the ledger each node drains into the state
     settings: Settings | None = None  # what the setup node resolves plain input with
-    clock: RunClock | None = None  # the time outside nodes counts against the budget
+    # the time outside nodes counts against the budget; stopped (counting nothing) until
+    # api.advance starts it for the drive
+    clock: RunClock = field(default_factory=RunClock.stopped)

@@ -100,16 +100,14 @@ def draft(state: RunState, runtime: Runtime[Deps]) -> dict:
     dropped (said in the events) and the next planned one is drafted instead."""
     index = state.get("next_index", 0)
     planned = state["plan"].candidates
-    coder = runtime.context.coder
-    # Coders that declare an `examples` parameter get the code of similar past runs.
-    extra = {"examples": state.get("examples") or []} if accepts(coder.draft, "examples") else {}
+    coder, examples = runtime.context.coder, state.get("examples") or []
     seen = {_normal(c.code): c.id for c in (state.get("candidates") or {}).values()
             if c.phase == "draft"}
     dropped: list[dict] = []
     candidate = None
     while index < len(planned):
         candidate = coder.draft(next_candidate_id(state), planned[index], state["profile"],
-                                state["inputs"], **extra)
+                                state["inputs"], examples)
         index += 1
         if candidate is None or _normal(candidate.code) not in seen:
             break
@@ -126,12 +124,6 @@ def draft(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 def _normal(code: str) -> str:
     return "\n".join(line.rstrip() for line in code.strip().splitlines() if line.strip())
-
-
-def accepts(function, parameter: str) -> bool:
-    import inspect
-
-    return parameter in inspect.signature(function).parameters
 
 
 def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
@@ -332,7 +324,7 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     from pipesmith.agents.families.registry import get_family
     from pipesmith.agents.schemas import CandidateSpec, Plan
     from pipesmith.agents.search.runner import WINNERS, run_search, search_families
-    from pipesmith.agents.search.space import default_plan
+
     inputs, profile, plan_ = state["inputs"], state["profile"], state["plan"]
     done = state.get("next_index", 0)
     warm = runtime.context.executor.warm_workers(inputs)  # the trials run on them
@@ -340,18 +332,16 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     if allowance.skipped:  # the planned candidates use the time instead
         return {"search": {"skipped": allowance.skipped}}
     seconds, n_winners = allowance.seconds, allowance.n_winners
-    coder = getattr(runtime.context.coder, "offline", runtime.context.coder)
     # the learners and their spaces: the defaults offline; in LLM mode, the model's
     # proposal, checked against the installed estimators
     deadline = time.monotonic() + seconds  # the model's proposal is part of the search
     plan_families = [c.family for c in plan_.candidates]
     defaults = search_families(plan_families, inputs.task_type, profile.n_rows)
-    propose = getattr(runtime.context.planner, "search_plan", None)
-    search_plan = propose(inputs, profile, defaults) if propose else default_plan(defaults)
+    search_plan = runtime.context.planner.search_plan(inputs, profile, defaults)
     winners, summary = run_search(
         sandbox=runtime.context.executor.sandbox, inputs=inputs, profile=profile,
         plan_families=plan_families, plan=search_plan,
-        past_runs=state.get("past_runs") or [], coder=coder,
+        past_runs=state.get("past_runs") or [], coder=runtime.context.coder,
         prevalidator=runtime.context.prevalidator,
         deadline=deadline,
         folder=Path(inputs.out_dir) / "search", n_winners=n_winners,

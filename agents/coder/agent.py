@@ -20,6 +20,7 @@ from pipesmith.agents.repair.table import RepairContext
 from pipesmith.agents.schemas import (
     Candidate,
     CandidateSpec,
+    CodeExample,
     DataProfile,
     RepairRequest,
     RunInputs,
@@ -170,7 +171,8 @@ class Coder:
         self._builder = load_template("builder.py.tmpl")
 
     def draft(self, candidate_id: str, spec: CandidateSpec, profile: DataProfile,
-              inputs: RunInputs) -> Candidate:
+              inputs: RunInputs, examples: list[CodeExample] | None = None) -> Candidate:
+        """`examples` are not used: the templates already encode what works."""
         code = self._render_module(inputs, profile, [spec], title=spec.name)
         return Candidate(id=candidate_id, name=spec.name, phase="draft", code=code, spec=spec)
 

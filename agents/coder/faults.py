@@ -18,7 +18,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipesmith.agents.schemas import Candidate, CandidateSpec, DataProfile, RunInputs
+from pipesmith.agents.protocols import Coder
+from pipesmith.agents.schemas import (
+    Candidate,
+    CandidateSpec,
+    CodeExample,
+    DataProfile,
+    RepairRequest,
+    RunInputs,
+)
 
 
 @dataclass(frozen=True)
@@ -425,7 +433,7 @@ class FaultInjectingCoder:
     were written against and real-world drift reported in public), so a repair cannot
     succeed just by starting over from fault-free templates."""
 
-    def __init__(self, coder, rate: float, seed: int = 0, network_isolated: bool = False,
+    def __init__(self, coder: Coder, rate: float, seed: int = 0, network_isolated: bool = False,
                  operators: tuple[Operator, ...] | None = None,
                  every_generation: bool = False) -> None:
         if not 0.0 <= rate <= 1.0:
@@ -436,15 +444,13 @@ class FaultInjectingCoder:
                                        else OPERATORS + NEURAL_OPERATORS)
         self.every_generation = every_generation
 
-    def __getattr__(self, name: str):  # anything else: the wrapped coder's own
-        return getattr(self.coder, name)
-
     def draft(self, candidate_id: str, spec: CandidateSpec, profile: DataProfile,
-              inputs: RunInputs) -> Candidate | None:
-        candidate = self.coder.draft(candidate_id, spec, profile, inputs)
+              inputs: RunInputs, examples: list[CodeExample] | None = None
+              ) -> Candidate | None:
+        candidate = self.coder.draft(candidate_id, spec, profile, inputs, examples)
         return self._inject(candidate, profile, inputs)
 
-    def repair(self, candidate_id: str, request, profile: DataProfile | None,
+    def repair(self, candidate_id: str, request: RepairRequest, profile: DataProfile | None,
                inputs: RunInputs | None) -> Candidate | None:
         candidate = self.coder.repair(candidate_id, request, profile, inputs)
         if not self.every_generation or profile is None or inputs is None:
@@ -452,10 +458,19 @@ class FaultInjectingCoder:
         return self._inject(candidate, profile, inputs)
 
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
-                 inputs: RunInputs, **choice) -> Candidate | None:
-        candidate = self.coder.ensemble(candidate_id, members, profile, inputs, **choice)
+                 inputs: RunInputs, strategy: str = "caruana",
+                 weights: list[float] | None = None, n_clusters: int = 2,
+                 class_weights: dict[str, float] | None = None) -> Candidate | None:
+        candidate = self.coder.ensemble(candidate_id, members, profile, inputs,
+                                        strategy=strategy, weights=weights,
+                                        n_clusters=n_clusters, class_weights=class_weights)
         return self._inject(candidate, profile, inputs) if self.every_generation \
             else candidate
+
+    def searchable(self, spec: CandidateSpec, profile: DataProfile, inputs: RunInputs) -> str:
+        """The search's trial module, never faulted: the search measures learners, and a
+        fault would only cost it trials."""
+        return self.coder.searchable(spec, profile, inputs)
 
     def _inject(self, candidate: Candidate | None, profile: DataProfile,
                 inputs: RunInputs) -> Candidate | None:

@@ -1,20 +1,21 @@
 """The LLM coder: drafts and repairs written by the model, extracted from fenced blocks.
 
 A malformed answer is fed back once; a second one becomes a failed attempt (the
-pre-validator rejects it, the diagnostician classifies it). Ensembles are composed
-from the members' specs by the offline coder: composition needs no judgment.
+pre-validator rejects it, the diagnostician classifies it). Ensembles (from the members'
+code) and the search's trial modules are the offline coder's: they need no judgment.
 """
 
 from __future__ import annotations
 
 import json
 
-from pipesmith.agents.coder.agent import Coder
 from pipesmith.agents.families.registry import FAMILIES, get_family
-from pipesmith.agents.llm.conversation import ask, bullet_list, system, user
-from pipesmith.agents.llm.gateway import FormatError, Gateway, LLMError
-from pipesmith.agents.llm.ledger import BudgetExhausted, Ledger
+from pipesmith.agents.llm.conversation import bullet_list, system, user
+from pipesmith.agents.llm.fallback import Failure, ask_or_fall_back
+from pipesmith.agents.llm.gateway import FormatError, Gateway
+from pipesmith.agents.llm.ledger import Ledger
 from pipesmith.agents.llm.parsing import code_problem, extract_code
+from pipesmith.agents.protocols import Coder
 from pipesmith.agents.schemas import (
     Candidate,
     CandidateSpec,
@@ -48,7 +49,7 @@ class LLMCoder:
             rationale=spec.rationale or "-", examples=_examples_text(examples or []))]
         made = self._write("draft", messages, [])
         if made is _OFFLINE:
-            return self.offline.draft(candidate_id, spec, profile, inputs)
+            return self.offline.draft(candidate_id, spec, profile, inputs, examples)
         if made is None:
             return None
         carried = family_in_code(made, inputs.task_type)
@@ -85,8 +86,15 @@ class LLMCoder:
                          parent=failed.id, spec=failed.spec, repair_action=REPAIR_ACTION)
 
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
-                 inputs: RunInputs, **choice) -> Candidate:
-        return self.offline.ensemble(candidate_id, members, profile, inputs, **choice)
+                 inputs: RunInputs, strategy: str = "caruana",
+                 weights: list[float] | None = None, n_clusters: int = 2,
+                 class_weights: dict[str, float] | None = None) -> Candidate | None:
+        return self.offline.ensemble(candidate_id, members, profile, inputs, strategy=strategy,
+                                     weights=weights, n_clusters=n_clusters,
+                                     class_weights=class_weights)
+
+    def searchable(self, spec: CandidateSpec, profile: DataProfile, inputs: RunInputs) -> str:
+        return self.offline.searchable(spec, profile, inputs)
 
     def _write(self, node: str, messages, tried_codes: list[str]):
         """The code from the model; _OFFLINE when the offline coder takes this step; None
@@ -102,19 +110,9 @@ class LLMCoder:
                 raise FormatError(problem, answer)
             return extract_code(answer)
 
-        try:
-            return ask(call, messages, self.ledger, node)
-        except FormatError as exc:
-            self.ledger.event(node, "format_error", f"{exc.problem}; counted as a failed attempt")
-            return extract_code(exc.answer) or exc.answer
-        except BudgetExhausted as exc:
-            self.ledger.event(node, "budget", str(exc))
-            return None
-        except LLMError as exc:
-            if not self.fallback:
-                raise
-            self.ledger.event(node, "fallback", f"offline coder used: {exc}")
-            return _OFFLINE
+        return ask_or_fall_back(call, messages, self.ledger, node, fallback=self.fallback,
+                                instead=_instead, format_note="counted as a failed attempt",
+                                fallback_note="offline coder used")
 
 
 def family_in_code(code: str, task_type: str) -> str | None:
@@ -133,6 +131,14 @@ def family_in_code(code: str, task_type: str) -> str | None:
 
 
 _OFFLINE = object()  # sentinel: hand this step to the offline coder
+
+
+def _instead(failure: Failure):
+    """A malformed answer as it is (a failed attempt), nothing when the budget is spent,
+    the offline coder when the call failed."""
+    if failure.kind == "format_error":
+        return extract_code(failure.answer) or failure.answer
+    return None if failure.kind == "budget" else _OFFLINE
 
 
 MAX_EXAMPLES = 2  # prompt room: the nearest successful past code, not the whole store

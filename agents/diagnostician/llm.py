@@ -7,11 +7,12 @@ the repair prompt carries.
 
 from __future__ import annotations
 
-from pipesmith.agents.diagnostician.agent import Diagnostician
-from pipesmith.agents.llm.conversation import ask, bullet_list, system, user
-from pipesmith.agents.llm.gateway import FormatError, Gateway, LLMError
-from pipesmith.agents.llm.ledger import BudgetExhausted, Ledger
+from pipesmith.agents.llm.conversation import bullet_list, system, user
+from pipesmith.agents.llm.fallback import ask_or_fall_back
+from pipesmith.agents.llm.gateway import Gateway
+from pipesmith.agents.llm.ledger import Ledger
 from pipesmith.agents.llm.schemas import DiagnosisExplanation
+from pipesmith.agents.protocols import Diagnostician
 from pipesmith.agents.schemas import DataProfile, Diagnosis, Issue
 from pipesmith.sandbox.base import ExecResult
 
@@ -43,18 +44,10 @@ class LLMDiagnostician:
         def call(msgs):
             return self.gateway.structured(NODE, "diagnostician", msgs, DiagnosisExplanation)[0]
 
-        try:
-            answer = ask(call, messages, self.ledger, NODE)
-        except FormatError as exc:
-            self.ledger.event(NODE, "format_error", f"{exc.problem}; no explanation")
-            return d
-        except BudgetExhausted as exc:
-            self.ledger.event(NODE, "budget", str(exc))
-            return d
-        except LLMError as exc:
-            if not self.fallback:
-                raise
-            self.ledger.event(NODE, "fallback", f"rule-based diagnosis only: {exc}")
+        answer = ask_or_fall_back(call, messages, self.ledger, NODE, fallback=self.fallback,
+                                  instead=lambda failure: None, format_note="no explanation",
+                                  fallback_note="rule-based diagnosis only")
+        if answer is None:  # the rules' diagnosis stands alone
             return d
         return d.model_copy(update={
             "explanation": f"{answer.explanation} Suggested fix: {answer.suggested_fix}"})

@@ -7,11 +7,13 @@ import json
 from pipesmith.agents.coder.agent import identifier
 from pipesmith.agents.families.backends import planned_backends
 from pipesmith.agents.families.registry import families_for
-from pipesmith.agents.llm.conversation import ask, bullet_list, system, user
-from pipesmith.agents.llm.gateway import FormatError, Gateway, LLMError
-from pipesmith.agents.llm.ledger import BudgetExhausted, Ledger
+from pipesmith.agents.llm.conversation import bullet_list, system, user
+from pipesmith.agents.llm.fallback import Failure, ask_or_fall_back
+from pipesmith.agents.llm.gateway import FormatError, Gateway
+from pipesmith.agents.llm.ledger import Ledger
 from pipesmith.agents.llm.schemas import PlanProposal
-from pipesmith.agents.planner.agent import Planner, allowed
+from pipesmith.agents.planner.agent import allowed
+from pipesmith.agents.protocols import Planner
 from pipesmith.agents.schemas import (
     CandidateSpec,
     DataProfile,
@@ -63,19 +65,12 @@ class LLMPlanner:
             return Plan(candidates=specs,
                         notes=[*proposal.notes, f"planned by {self.gateway.config.model}"])
 
-        try:
-            return ask(call, messages, self.ledger, NODE)
-        except FormatError as exc:
-            self.ledger.event(NODE, "format_error", exc.problem)
-            return self._offline(inputs, profile, past_runs, "malformed plan twice")
-        except BudgetExhausted as exc:
-            self.ledger.event(NODE, "budget", str(exc))
-            return self._offline(inputs, profile, past_runs, str(exc))
-        except LLMError as exc:
-            if not self.fallback:
-                raise
-            self.ledger.event(NODE, "fallback", str(exc))
-            return self._offline(inputs, profile, past_runs, str(exc))
+        def instead(failure: Failure) -> Plan:
+            why = "malformed plan twice" if failure.kind == "format_error" else failure.reason
+            return self._offline(inputs, profile, past_runs, why)
+
+        return ask_or_fall_back(call, messages, self.ledger, NODE, fallback=self.fallback,
+                                instead=instead)
 
     def search_plan(self, inputs: RunInputs, profile: DataProfile,
                     families: list[str]) -> SearchPlan:

@@ -10,9 +10,10 @@ import json
 import structlog
 
 from pipesmith.agents.families.registry import families_for
-from pipesmith.agents.llm.conversation import ask, bullet_list, system, user
-from pipesmith.agents.llm.gateway import FormatError, Gateway, LLMError
-from pipesmith.agents.llm.ledger import BudgetExhausted, Ledger
+from pipesmith.agents.llm.conversation import bullet_list, system, user
+from pipesmith.agents.llm.fallback import Failure, ask_or_fall_back
+from pipesmith.agents.llm.gateway import FormatError, Gateway
+from pipesmith.agents.llm.ledger import Ledger
 from pipesmith.agents.llm.schemas import ProposedRange, SearchProposal
 from pipesmith.agents.planner.agent import allowed as allowed_families
 from pipesmith.agents.planner.llm import describe_columns
@@ -82,23 +83,12 @@ def propose_search(gateway: Gateway, ledger: Ledger, inputs: RunInputs, profile:
                               "and only parameters their estimator takes", answer)
         return made
 
-    def default(why: str) -> SearchPlan:
-        plan = default_plan(families)
-        return plan.model_copy(update={"source": f"defaults ({why})"})
+    def default(failure: Failure) -> SearchPlan:
+        why = "malformed search plan twice" if failure.kind == "format_error" \
+            else failure.reason
+        return default_plan(families).model_copy(update={"source": f"defaults ({why})"})
 
-    try:
-        return ask(call, messages, ledger, NODE)
-    except FormatError as exc:
-        ledger.event(NODE, "format_error", exc.problem)
-        return default("malformed search plan twice")
-    except BudgetExhausted as exc:
-        ledger.event(NODE, "budget", str(exc))
-        return default(str(exc))
-    except LLMError as exc:
-        if not fallback:
-            raise
-        ledger.event(NODE, "fallback", str(exc))
-        return default(str(exc))
+    return ask_or_fall_back(call, messages, ledger, NODE, fallback=fallback, instead=default)
 
 
 def _class(task_type: str, name: str) -> str:

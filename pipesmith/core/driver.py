@@ -122,8 +122,7 @@ def advance(out: Path, graph_input, *, settings: Settings | None = None, deps=No
     saved = json.loads((out / "run.json").read_text())
     settings = settings or Settings(**saved["settings"])
     deps = deps or default_deps(settings, sandbox=sandbox_for(settings, None))
-    if hasattr(deps, "clock"):  # afresh on each drive: a wait for approval is not counted
-        deps.clock = RunClock(started)
+    deps.clock = RunClock(started)  # afresh on each drive: a wait for approval is not counted
     run_id = saved["inputs"]["run_id"]
     with run_lock.held(out), run_scope(run_id), sigterm_as_interrupt():
         try:

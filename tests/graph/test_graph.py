@@ -70,7 +70,7 @@ def test_regression_beats_the_dummy_baseline(settings, tmp_path):
 class InjectsFaults(Coder):
     """Breaks the first draft at run time (a wrong column) and the second statically."""
 
-    def draft(self, candidate_id, spec, profile, inputs):
+    def draft(self, candidate_id, spec, profile, inputs, examples=None):
         candidate = super().draft(candidate_id, spec, profile, inputs)
         if candidate_id == "a1":
             code = candidate.code.replace("NUMERIC_COLUMNS = [", "NUMERIC_COLUMNS = ['ghost', ", 1)

@@ -190,4 +190,5 @@ def test_the_time_between_nodes_is_recorded_when_the_run_has_a_clock():
     assert first[OUTSIDE_NODES] >= 2.0 and first["plan"] < 1.0
     second = node({}, SimpleNamespace(context=SimpleNamespace(clock=clock)))["timings"]
     assert second[OUTSIDE_NODES] < 1.0  # only what passed since the last node ended
-    assert OUTSIDE_NODES not in node({}, SimpleNamespace(context=SimpleNamespace()))["timings"]
+    stopped = SimpleNamespace(context=SimpleNamespace(clock=RunClock.stopped()))  # Deps' default
+    assert OUTSIDE_NODES not in node({}, stopped)["timings"]

@@ -136,8 +136,10 @@ def test_retrieve_puts_similar_successful_code_in_the_state_for_the_coder(tmp_pa
         update={"out_dir": str(tmp_path / "run")})}, runtime)
     assert coder.seen == state["examples"]
     assert "build_pipeline" in update["current"].code
-    # Offline coders that do not declare the parameter are called as before.
-    assert not nodes.accepts(Coder().draft, "examples")
+    # The offline coder takes the examples too (the one draft signature) and ignores them.
+    assert Coder().draft("a9", state["plan"].candidates[0], profile, inputs, []).code == \
+        Coder().draft("a9", state["plan"].candidates[0], profile, inputs,
+                      state["examples"]).code
     assert code_examples([]) == []
 
 

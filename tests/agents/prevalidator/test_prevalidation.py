@@ -143,7 +143,7 @@ def test_smoke_run_catches_what_static_checks_cannot(settings, tmp_path):
     class LogsStandardisedValues(Coder):
         """Logistic regression rejects the NaN that log() of negative values makes."""
 
-        def draft(self, candidate_id, spec, profile, inputs):
+        def draft(self, candidate_id, spec, profile, inputs, examples=None):
             candidate = super().draft(candidate_id, spec, profile, inputs)
             if spec.family != "logistic_regression":
                 return candidate
@@ -177,7 +177,7 @@ def test_limits_come_from_the_prediction_and_oversized_models_shrink(settings, t
     from pipesmith.core.driver import default_deps
 
     class Oversized(Coder):
-        def draft(self, candidate_id, spec, profile, inputs):
+        def draft(self, candidate_id, spec, profile, inputs, examples=None):
             candidate = super().draft(candidate_id, spec, profile, inputs)
             return candidate.model_copy(update={
                 "code": candidate.code.replace("n_estimators=300", "n_estimators=400000")})
