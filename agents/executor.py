@@ -45,7 +45,7 @@ def fold_workers(n_jobs: int, n_jobs_queued: int, cores: int) -> int:
 
 
 class Executor:
-    def __init__(self, sandbox: Sandbox, cores: int | None = None, warm: bool = True) -> None:
+    def __init__(self, sandbox: Sandbox, cores: int | None = None, warm: bool = False) -> None:
         self.sandbox = sandbox
         self.cores = cores or os.cpu_count() or 1
         self.warm = warm  # fold fits as forks of the run's warm workers (agents/warm_folds.py)

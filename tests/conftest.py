@@ -13,6 +13,10 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 # The search would take most of every run's budget (anytime); tests that are not about it
 # run without it (subprocesses inherit this). tests/agents/search/test_search.py turns it back on.
 os.environ.setdefault("PIPESMITH_SEARCH_SHARE", "0")
+# Warm fold workers change which sandbox jobs a run starts (one worker per fold, then
+# forks); the tests that count or interrupt jobs are about fold jobs, so runs use fold jobs
+# unless a test is about the warm workers (tests/agents/test_warm_folds.py turns them on).
+os.environ.setdefault("PIPESMITH_WARM_WORKERS", "0")
 
 
 @pytest.fixture(autouse=True)

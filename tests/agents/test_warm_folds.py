@@ -5,6 +5,8 @@ timeout, not run twice."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -35,7 +37,7 @@ def test_a_warm_fold_fit_predicts_what_a_fold_job_predicts(tmp_path, sandbox, ru
     spec = next(c for c in Planner().plan(inputs, profile, []).candidates
                 if c.family == "random_forest")
     candidate = Coder().draft("a1", spec, profile, inputs)
-    warm, cold = Executor(sandbox, warm=True), Executor(sandbox, warm=False)
+    warm, cold = Executor(sandbox, warm=True), Executor(sandbox)
     try:
         w_result, w_metrics = warm.run(candidate, inputs, tmp_path / "warm", 60)
         assert warm.warm_workers(inputs) is not None  # they stay for the next candidate
@@ -57,7 +59,7 @@ def test_a_failing_candidate_is_run_again_as_fold_jobs(tmp_path, sandbox, run):
     inputs, _ = run
     broken = _candidate("a1", "def build_pipeline(task):\n"
                               "    raise ValueError('the third column is wrong')\n")
-    executor = Executor(sandbox)
+    executor = Executor(sandbox, warm=True)
     try:
         result, metrics = executor.run(broken, inputs, tmp_path / "a1", 30)
     finally:
@@ -72,7 +74,7 @@ def test_a_fit_past_its_limit_is_a_timeout_and_is_not_run_twice(tmp_path, sandbo
                              "class Slow(DummyClassifier):\n"
                              "    def fit(self, X, y):\n        time.sleep(60)\n\n\n"
                              "def build_pipeline(task):\n    return Slow()\n")
-    executor = Executor(sandbox)
+    executor = Executor(sandbox, warm=True)
     try:
         executor.run(_candidate("a0", "from sklearn.dummy import DummyClassifier\n\n\n"
                                       "def build_pipeline(task):\n"
@@ -83,3 +85,28 @@ def test_a_fit_past_its_limit_is_a_timeout_and_is_not_run_twice(tmp_path, sandbo
         executor.close()
     assert metrics is None and result.status == "timeout" and result.backend == "warm"
     assert result.wall_s < 15  # one limit's worth, not a fold job's start and limit again
+
+
+def test_a_run_fits_its_candidates_and_its_search_on_one_set_of_workers(tmp_path):
+    from pipesmith.api import run
+    from pipesmith.settings import Settings
+
+    out = tmp_path / "run"
+    report = run(dataset="iris", budget_s=45, out=out,
+                 settings=Settings(n_jobs=2, use_kb=False, kb_dir=tmp_path / "kb",
+                                   search_share=0.6, warm_workers=True))
+    assert report.status == "succeeded"
+    k = report.cv_score.folds
+    # each fold's worker started once, for every candidate (fold jobs would leave a job
+    # folder per fold and attempt, with its candidate and job.json)
+    assert sorted(p.name for p in (out / "workers" / f"k{k}" / "workers").iterdir()) == \
+        [f"w{i}_0" for i in range(k)]
+    singles = [a for a in report.attempts if a.phase != "ensemble" and a.succeeded]
+    for attempt in singles:
+        folds = Path(attempt.workdir) / "folds"
+        assert sorted(p.name for p in folds.iterdir()) == [str(i) for i in range(k)]
+        assert not (folds / "0" / "job.json").exists()
+        assert (folds / "0" / "predictions.npz").exists()
+    if report.search and "skipped" not in report.search:  # the search started no worker
+        assert report.search["trials"] > 0
+        assert not (out / "search" / "workers").exists()
