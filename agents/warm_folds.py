@@ -38,14 +38,14 @@ class WarmFolds:
     def __init__(self, sandbox: Sandbox, dev: pd.DataFrame, inputs: RunInputs,
                  folds: list[referee.Fold], folder: Path, threads: int) -> None:
         from pipesmith.agents.search.runner import make_folds
-        from pipesmith.agents.search.trial_pool import WorkerPool
+        from pipesmith.agents.search.trial_pool import WorkerPool, library_imports
 
         self.key = key_of(inputs, len(folds), threads)
         plan = [(f.train, f.predict) for f in folds]
         self.files = files = make_folds(dev, inputs.target, inputs.task_type, len(folds),
                                         inputs.seed, folder / "data", plan=plan)
         job = {"target": inputs.target, "task_type": inputs.task_type, "seed": inputs.seed,
-               "metric": inputs.metric, "n_jobs": threads, "imports": preload_imports()}
+               "metric": inputs.metric, "n_jobs": threads, "imports": library_imports()}
         deadline = time.monotonic() + LIFETIME_FACTOR * inputs.budget_s + LIFETIME_SLACK_S
         self.pool = WorkerPool(sandbox, files, folder, job, memory_mb=inputs.memory_mb,
                                disk_mb=inputs.disk_mb, deadline=deadline)
@@ -60,7 +60,7 @@ class WarmFolds:
         None when a fold failed otherwise: the caller runs the candidate as fold jobs."""
         module = self.pool.module(candidate.id, candidate.code)
         began = time.perf_counter()
-        if not self.pool.start(workers, []):  # the first fit starts them (once per run)
+        if not self.pool.start(workers):  # the first fit starts them (once per run)
             return None
         self.start_s += time.perf_counter() - began
         started = time.perf_counter()  # the fits alone: what the next candidate will cost
@@ -68,7 +68,7 @@ class WarmFolds:
         def one(k: int) -> tuple[dict, dict]:
             request = {"id": f"{candidate.id}-{k}", "module": module, "params": {},
                        "share": 1.0, "timeout_s": timeout_s, "diagnostics": True}
-            return self.pool.workers[k].trial(request, [module])
+            return self.pool.workers[k].trial(request)
 
         with ThreadPoolExecutor(max(1, workers)) as threads:
             replies = list(threads.map(one, range(len(jobs))))
@@ -93,17 +93,6 @@ class WarmFolds:
 
     def close(self) -> None:
         self.pool.close(wait_s=2.0)
-
-
-def preload_imports() -> list[str]:
-    """What the workers import before the first fit: the libraries of the offline coder's
-    modules and of every scikit-learn family (the optional boosters and neural
-    frameworks are imported by the first candidate that uses them)."""
-    from pipesmith.agents.families.registry import FAMILIES
-
-    base = ["sklearn.compose", "sklearn.impute", "sklearn.pipeline", "sklearn.preprocessing"]
-    return sorted({*base, *(f.module for f in FAMILIES if f.backend == "sklearn"
-                            and f.module.startswith("sklearn."))})
 
 
 def key_of(inputs: RunInputs, k: int, threads: int) -> tuple:

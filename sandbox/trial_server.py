@@ -6,12 +6,14 @@ Usage: python -m pipesmith.sandbox.trial_server server_job.json
 The job names the fold's training rows with their labels, the rows to predict without
 theirs, and the channel (sandbox/channel.py): two FIFOs in a read-only folder. It loads
 the fold once and says `ready`; then per request {"op": "trial", "id", "module" (a
-candidate module's path, imported once and kept), "params", "share", "timeout_s"} it forks
-a child that builds the pipeline with `task["params"]`, fits and predicts
+candidate module's path), "params", "share", "timeout_s"} it forks a child that imports
+the module, builds the pipeline with `task["params"]`, fits and predicts
 (`trial_worker.run_trial`), and replies with the trial's status and its predictions
 (.npz bytes). The fork is the restart: a trial that crashes, is killed for memory or runs
 past `timeout_s` (SIGKILLed here) is a failed trial, and the next one starts from the same
-loaded interpreter. {"op": "stop"} or the supervisor closing the channel ends it. It
+loaded interpreter; candidate code never runs in the worker itself, so nothing it does
+outlives its child. The job's "imports" (the libraries candidates use) are imported once,
+before `ready`. {"op": "stop"} or the supervisor closing the channel ends it. It
 scores nothing; the search scores the predictions outside.
 """
 
@@ -37,25 +39,22 @@ RESULT = "result_{id}.json"
 
 
 class Fold:
-    """The fold's rows, loaded once; the candidate modules, imported once each."""
+    """The fold's rows, loaded once. Candidate code never runs here, only in the forked
+    children: what one candidate's code does to its process ends with its child."""
 
     def __init__(self, job: dict, out: Path) -> None:
         self.job, self.out = job, out
         train = pd.read_parquet(job["train_path"])
         self.X_pred = pd.read_parquet(job["predict_path"])
         self.X, self.y = train.drop(columns=[job["target"]]), train[job["target"]]
-        self.modules: dict[str, object] = {}
-
-    def module(self, path: str):
-        if path not in self.modules:
-            self.modules[path] = load_candidate(Path(path))
-        return self.modules[path]
 
 
-def _child(fold: Fold, module, request: dict) -> None:
-    """In the forked child: one trial, its outcome in a file; never returns."""
+def _child(fold: Fold, request: dict) -> None:
+    """In the forked child: import the candidate, one trial, its outcome in a file; never
+    returns."""
     status = 1
     try:
+        module = load_candidate(Path(request["module"]))
         row = run_trial(module, fold.job, request, fold.X, fold.y, fold.X_pred, fold.out)
         status = 0
     except BaseException as exc:  # the trial's failure is its result
@@ -95,13 +94,9 @@ def run_one(fold: Fold, request: dict) -> tuple[dict, bytes]:
     """(reply header, predictions .npz bytes) for one trial request."""
     tid = request["id"]
     started = time.perf_counter()
-    try:
-        module = fold.module(request["module"])
-    except Exception as exc:  # a module that does not import fails each of its trials
-        return {"id": tid, "status": "error", "error": f"{type(exc).__name__}: {exc}"[:500]}, b""
     pid = os.fork()
     if pid == 0:
-        _child(fold, module, request)
+        _child(fold, request)
     status, usage = _wait(pid, float(request.get("timeout_s", 3600)))
     result = fold.out / RESULT.format(id=tid)
     arrays = fold.out / f"trial_{tid}.npz"
@@ -139,11 +134,6 @@ def main(argv: list[str]) -> int:
         try:
             importlib.import_module(name)
         except Exception:  # a candidate that needs it reports the failure itself
-            pass
-    for path in job.get("preload", []):  # import the learners' modules before the first trial
-        try:
-            fold.module(path)
-        except Exception:  # reported with each of its trials
             pass
     send(replies, {"op": "ready", "setup_s": round(time.perf_counter() - started, 4),
                    "pid": os.getpid()})

@@ -141,8 +141,10 @@ class TrialRunner:
         self.jobs_run, self.job_s, self.setup_s = 0, 0.0, 0.0  # for the overhead figures
 
     def _job_spec(self) -> dict:
+        from pipesmith.agents.search.trial_pool import library_imports
+
         return {"target": self.target, "task_type": self.task_type, "seed": self.seed,
-                "n_jobs": 1}
+                "n_jobs": 1, "imports": library_imports()}
 
     def run(self, batches: list[tuple[str, str, list[dict]]], folder: Path,
             deadline: float) -> dict[int, dict]:
@@ -191,7 +193,6 @@ class TrialRunner:
                                    memory_mb=self.memory_mb, disk_mb=self.disk_mb,
                                    deadline=deadline)
         modules = [(self.pool.module(family, code), trials) for family, code, trials in batches]
-        preload = list(self.pool.modules.values())
 
         def one(k: int):
             worker, per_trial = self.pool.workers[k], {}
@@ -204,7 +205,7 @@ class TrialRunner:
                     header, arrays = worker.trial(
                         {"id": trial["id"], "module": path, "params": trial["params"],
                          "share": trial.get("share", 1.0),
-                         "timeout_s": deadline - time.monotonic()}, preload)
+                         "timeout_s": deadline - time.monotonic()})
                     with self._lock:
                         self.job_s += time.perf_counter() - started
                     per_trial[trial["id"]] = {**header, "arrays": arrays}

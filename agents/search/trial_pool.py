@@ -42,6 +42,22 @@ MAX_RESTARTS = 2  # fresh jobs per fold after the first, before the fold gives u
 THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
+def library_imports() -> list[str]:
+    """What a worker imports before its first fit (each fit imports its candidate in its
+    own child): the offline coder's scikit-learn modules and every installed family's
+    library but the neural frameworks (imported by the first candidate that uses them)."""
+    from importlib.util import find_spec
+
+    from pipesmith.agents.families.registry import FAMILIES
+
+    base = ["sklearn.compose", "sklearn.impute", "sklearn.pipeline", "sklearn.preprocessing"]
+    modules = {f.module for f in FAMILIES if f.backend == "sklearn"
+               and f.module.startswith("sklearn.")}
+    boosters = {f.requires for f in FAMILIES if f.backend == "sklearn" and f.requires
+                and find_spec(f.requires) is not None}
+    return sorted({*base, *modules, *boosters})
+
+
 class WorkerGone(Exception):
     """The worker job ended, or stopped answering, and was let go."""
 
@@ -66,7 +82,7 @@ class FoldWorker:
     def alive(self) -> bool:
         return self._thread is not None and self._thread.is_alive() and self._fds is not None
 
-    def _start(self, preload: list[str]) -> None:
+    def _start(self) -> None:
         if self.starts > MAX_RESTARTS:
             raise WorkerGone(f"fold {self.k}: the worker died {self.starts} times")
         began = time.monotonic()
@@ -77,7 +93,7 @@ class FoldWorker:
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "server_job.json").write_text(json.dumps({
             **self.job, "train_path": str(self.train), "predict_path": str(self.X),
-            "channel": str(channel), "preload": preload}))
+            "channel": str(channel)}))
         self._fds = open_supervisor_side(channel)
         timeout_s = max(1.0, self.deadline - time.monotonic())
         job = ExecJob(command=[sys.executable, "-m", SERVER, "server_job.json"],
@@ -126,27 +142,27 @@ class FoldWorker:
                 os.close(fd)
             self._fds = None
 
-    def ensure_started(self, preload: list[str]) -> bool:
+    def ensure_started(self) -> bool:
         """Start the worker unless it is alive; False when it cannot start."""
         with self._lock:
             if self.alive:
                 return True
             self._let_go()
             try:
-                self._start(preload)
+                self._start()
             except (WorkerGone, OSError) as exc:
                 log.info("worker.not_started", fold=self.k, error=str(exc)[:200])
                 return False
             return True
 
-    def trial(self, request: dict, preload: list[str]) -> tuple[dict, dict[str, np.ndarray]]:
+    def trial(self, request: dict) -> tuple[dict, dict[str, np.ndarray]]:
         """Run one trial on this fold: (its reply, its arrays). A worker that dies during
         the trial fails the trial and is restarted for the next one."""
         with self._lock:
             if not self.alive:
                 self._let_go()
                 try:
-                    self._start(preload)
+                    self._start()
                 except (WorkerGone, OSError) as exc:
                     return {"id": request["id"], "status": "error",
                             "error": str(exc)[:300]}, {}
@@ -214,12 +230,12 @@ class WorkerPool:
             self.modules[code] = str(path)
         return self.modules[code]
 
-    def start(self, workers: int, preload: list[str]) -> bool:
+    def start(self, workers: int) -> bool:
         """Start every worker that is not alive, `workers` at a time; True when all are."""
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max(1, workers)) as threads:
-            return all(threads.map(lambda w: w.ensure_started(preload), self.workers))
+            return all(threads.map(lambda w: w.ensure_started(), self.workers))
 
     @property
     def starts(self) -> int:

@@ -100,7 +100,7 @@ def test_crashes_and_hangs_are_failed_trials_and_the_worker_goes_on(folds, sandb
     try:
         def trial(i, timeout_s=60, **params):
             return worker.trial({"id": i, "module": path, "params": params, "share": 1.0,
-                                 "timeout_s": timeout_s}, [path])
+                                 "timeout_s": timeout_s})
 
         assert trial(0)[0]["status"] == "ok"
         crashed, _ = trial(1, mode="crash")
@@ -127,7 +127,7 @@ def test_a_killed_worker_or_garbage_on_the_channel_fails_the_trial_and_restarts(
     try:
         def trial(i, **params):
             return worker.trial({"id": i, "module": path, "params": params, "share": 1.0,
-                                 "timeout_s": 30}, [path])
+                                 "timeout_s": 30})
 
         killed, _ = trial(0, mode="kill_worker")
         assert killed["status"] == "error" and "ended" in killed["error"]
