@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -140,6 +142,26 @@ def test_run_takes_the_task_in_words(tmp_path, customers):
     report = json.loads((out / "report.json").read_text())
     assert report["target"] == "churn" and report["task_text"].startswith("predict churn")
     assert "seats" not in [c["name"] for c in report["profile"]["columns"]]
+
+
+@pytest.mark.slow
+def test_the_export_command_the_chat_suggests_runs(tmp_path, customers):
+    from pipesmith.chat.answers import export
+    from pipesmith.core.report import load_report
+
+    out = tmp_path / "r"
+    done = pipesmith("run", "--data", str(customers), "--target", "churn", "--no-kb", "--out",
+                     str(out), "--budget", "60", "-q",
+                     env={"PIPESMITH_MAX_CANDIDATES": "1", "PIPESMITH_N_JOBS": "1"})
+    assert done.returncode == 0, done.stderr
+    said = export(load_report(out / "report.json"), None)
+    pipeline = (out / "pipeline.py").read_text()
+    assert "plain scikit-learn" not in said and "plain scikit-learn" not in pipeline
+    assert pipeline.startswith("# pipeline.py of run ") and "scikit-learn" in pipeline[:400]
+    command = shlex.split(re.search(r"`(pipesmith export [^`]+)`", said).group(1))
+    exported = pipesmith(*command[1:])
+    assert exported.returncode == 0, exported.stderr[-2000:]
+    assert (tmp_path / "r-bundle" / "predict.py").is_file()
 
 
 @pytest.mark.slow

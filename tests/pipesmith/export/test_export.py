@@ -253,6 +253,8 @@ def test_model_card_has_scores_and_limits(made):
     report = json.loads((made / "run" / "report.json").read_text())
     assert f"{report['score']:.4f}" in card and f"{report['baseline_score']:.4f}" in card
     assert "Leak suspects" in card and "Rows dropped for a missing target: 0" in card
+    assert "`schema.json` lists" in card and (made / "bundle" / "schema.json").is_file()
+    assert "feature_schema.json" not in card
 
 
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(made, tmp_path):
