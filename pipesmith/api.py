@@ -292,35 +292,82 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
         target: str | None = None, task: str | None = None, metric: str | None = None,
         budget_s: float | None = None, seed: int | None = None, out: str | Path | None = None,
         llm: str | None = None, task_text: str | None = None, settings: Settings | None = None,
-        deps=None, on_event: Event | None = None) -> Report:
+        deps=None, on_event: Event | None = None,
+        on_start: Callable[[Any], None] | None = None) -> Report:
     """Run the whole graph on a dataset; bad input raises InputError before anything is written.
-    The budget's clock starts here: preparing the data counts."""
+    The budget's clock starts here: preparing the data counts. on_start(inputs): called with
+    the resolved RunInputs (the task's words read) before the graph starts."""
     started = time.perf_counter()
     out, inputs, settings = start_run(
         dataset=dataset, data=data, target=target, task=task, metric=metric,
         budget_s=budget_s, seed=seed, out=out, llm=llm, task_text=task_text, settings=settings,
         deps=deps)
+    if on_start is not None:
+        on_start(inputs)
     return _drive(out, {"inputs": inputs}, settings, deps, on_event, started)
 
 
-def _from_words(table: Table, task_text: str | None, task, metric, budget_s, drops, families):
-    """A data file without --target: what the task in words asks for (explicit options
-    win); InputError naming the columns when the words do not say what to predict."""
+class Asked(NamedTuple):
+    """A run's request once the task's words are read (explicit options win) and the
+    dropped columns are taken off the table."""
+
+    table: Table
+    task: str | None
+    metric: str | None
+    budget_s: float | None
+    drop_columns: list[str]
+    families: list[str]
+    target_from_words: bool  # the words named the target: the CLI says which column it took
+
+
+def _from_words(table: Table, task_text: str | None, task, metric, budget_s, drops,
+                families) -> Asked:
+    """What the task in words asks for (explicit options win). The target comes from the
+    words only for a data file without --target (InputError naming the columns when they do
+    not say); metric, budget, drops and families whenever there are words."""
     from pipesmith.chat.task_text import parse_request
 
     columns = list(table.frame.columns)
+    needs_target = table.target is None and task != "clustering"
     named = ", ".join(map(str, columns[:20])) + (" ..." if len(columns) > 20 else "")
     if not task_text:
-        raise InputError("--data needs --target COLUMN, a task in words (e.g. \"predict "
-                         f"{columns[-1]}\") or --task clustering; columns: {named}")
+        if needs_target:
+            raise InputError("--data needs --target COLUMN, a task in words (e.g. \"predict "
+                             f"{columns[-1]}\") or --task clustering; columns: {named}")
+        return Asked(table, task, metric, budget_s, list(drops or []), list(families or []),
+                     False)
     asked = parse_request(task_text, columns)
     task = task or asked.task_type
-    if task != "clustering" and asked.target is None:
-        raise InputError(f"cannot tell which column to predict from {task_text!r}; "
-                         f"name one of: {named}")
-    return (Table(table.frame, asked.target if task != "clustering" else None, table.source),
-            task, metric or asked.metric, budget_s if budget_s is not None else asked.budget_s,
-            drops or asked.drop_columns, families or asked.families)
+    target = table.target
+    if needs_target and task != "clustering":
+        if asked.target is None:
+            raise InputError(f"cannot tell which column to predict from {task_text!r}; "
+                             f"name one of: {named}")
+        target = asked.target
+    drops = drops or [c for c in asked.drop_columns if c != target]
+    return Asked(Table(table.frame, target if task != "clustering" else None, table.source),
+                 task, metric or asked.metric,
+                 budget_s if budget_s is not None else asked.budget_s, list(drops),
+                 list(families or asked.families), needs_target and target is not None)
+
+
+def read_request(*, dataset: str | None = None, data: str | Path | None = None,
+                 target: str | None = None, task: str | None = None,
+                 metric: str | None = None, budget_s: float | None = None,
+                 task_text: str | None = None, drop_columns: list[str] | None = None,
+                 families: list[str] | None = None) -> Asked:
+    """The table and what is asked of it, words read and drops applied; nothing written."""
+    table = _load(dataset, data, target)
+    asked = _from_words(table, task_text, task, metric, budget_s, drop_columns, families)
+    if asked.drop_columns:
+        frame = asked.table.frame
+        missing = [c for c in asked.drop_columns if c not in frame.columns]
+        if missing:
+            raise InputError(f"no column named {', '.join(missing)} to drop; columns: "
+                             + ", ".join(list(frame.columns)[:20]))
+        asked = asked._replace(table=Table(frame.drop(columns=asked.drop_columns),
+                                           asked.table.target, asked.table.source))
+    return asked
 
 
 def start_run(*, dataset: str | None = None, data: str | Path | None = None,
@@ -343,24 +390,20 @@ def start_run(*, dataset: str | None = None, data: str | Path | None = None,
     if settings.llm != "offline":
         llm_config(settings)  # bad model settings fail here, before anything is written
     check_backend(settings.backend)
-    table = _load(dataset, data, target)
-    if data is not None and target is None and task != "clustering":
-        table, task, metric, budget_s, drop_columns, families = _from_words(
-            table, task_text, task, metric, budget_s, drop_columns, families)
-    if drop_columns:
-        missing = [c for c in drop_columns if c not in table.frame.columns]
-        if missing:
-            raise InputError(f"no column named {', '.join(missing)} to drop; columns: "
-                             + ", ".join(list(table.frame.columns)[:20]))
-        table = Table(table.frame.drop(columns=drop_columns), table.target, table.source)
+    asked = read_request(dataset=dataset, data=data, target=target, task=task, metric=metric,
+                         budget_s=budget_s, task_text=task_text, drop_columns=drop_columns,
+                         families=families)
+    table, task, metric, budget_s = asked.table, asked.task, asked.metric, asked.budget_s
+    drop_columns, families = asked.drop_columns, asked.families
     run_id = new_run_id(table.source)
     out = Path(out) if out is not None else settings.runs_dir / run_id
     check_out_dir(out)
     inputs, tables = _resolve(table, task, metric, settings,
                               settings.budget_s if budget_s is None else budget_s,
                               settings.seed if seed is None else seed, out, run_id, task_text)
-    inputs = inputs.model_copy(update={"dropped_columns": list(drop_columns or []),
-                                       "families": list(families or [])})
+    inputs = inputs.model_copy(update={
+        "dropped_columns": list(drop_columns or []), "families": list(families or []),
+        "inferred": inputs.inferred + (["target"] if asked.target_from_words else [])})
     _sandbox(settings, deps)  # without bubblewrap: refused here, before anything is written
     _make_dirs(out)
     with run_lock.held(out):  # another run given the same --out at the same moment stops here

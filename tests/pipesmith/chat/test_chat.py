@@ -135,13 +135,17 @@ def test_run_without_target_or_words_names_the_columns(tmp_path, customers):
 @pytest.mark.slow
 def test_run_takes_the_task_in_words(tmp_path, customers):
     out = tmp_path / "r"
-    done = pipesmith("run", "--data", str(customers), "predict churn, drop column seats",
-                     "--no-kb", "--out", str(out), "--budget", "60", "-q",
-                     env={"PIPESMITH_MAX_CANDIDATES": "1", "PIPESMITH_N_JOBS": "1"})
+    done = pipesmith("run", "--data", str(customers),
+                     "predict churn in 45 seconds, drop column seats", "--no-kb", "--out",
+                     str(out), env={"PIPESMITH_MAX_CANDIDATES": "1", "PIPESMITH_N_JOBS": "1"})
     assert done.returncode == 0, done.stderr
     report = json.loads((out / "report.json").read_text())
     assert report["target"] == "churn" and report["task_text"].startswith("predict churn")
+    assert json.loads((out / "run.json").read_text())["inputs"]["budget_s"] == 45
+    clocks = re.findall(r"s / (\d+)s\]", done.stderr)  # the progress lines: [ 1.2s / 45s]
+    assert clocks and set(clocks) == {"45"}, done.stderr
     assert "seats" not in [c["name"] for c in report["profile"]["columns"]]
+    assert "target: churn" in done.stderr  # guessed from the words: the CLI says which
 
 
 @pytest.mark.slow
