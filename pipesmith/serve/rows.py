@@ -31,13 +31,17 @@ def _value_problem(column: Any, value: Any) -> str | None:
     """Why `value` cannot be a value of `column` (a FeatureColumn), or None."""
     if _missing(value):
         return None  # a missing value is imputed, as in training
+    if isinstance(value, dict | list):
+        return f"must be one value, not {type(value).__name__} {value!r}"
     dtype = column.dtype
-    kind = None if dtype in ("category", "string") else pd.api.types.pandas_dtype(dtype).kind
+    kind = pd.api.types.pandas_dtype(dtype).kind
     if kind in ("i", "u", "f", "b"):
+        if kind == "b" and isinstance(value, bool):
+            return None
         if isinstance(value, bool) or pd.isna(pd.to_numeric(pd.Series([value]),
                                                            errors="coerce").iloc[0]):
             return f"must be numeric ({dtype}), not {value!r}"
-        return _unseen(column, pd.to_numeric(pd.Series([value])).iloc[0])
+        return None
     if kind == "M" or column.kind == "datetime":
         try:
             pd.to_datetime(str(value), format="mixed", utc=True)
