@@ -32,7 +32,7 @@ class RunInputs(Frozen):
     target: str | None
     task_type: TaskType
     metric: str
-    inferred: list[str] = Field(default_factory=list)  # which of task_type/metric were inferred
+    inferred: list[str] = Field(default_factory=list)  # task_type/metric/target not given
     budget_s: float = 60.0
     seed: int = 0
     out_dir: str

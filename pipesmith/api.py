@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import structlog
 
@@ -37,14 +39,18 @@ def run(*, dataset: str | None = None, data: str | Path | None = None,
         target: str | None = None, task: str | None = None, metric: str | None = None,
         budget_s: float | None = None, seed: int | None = None, out: str | Path | None = None,
         llm: str | None = None, task_text: str | None = None, settings: Settings | None = None,
-        deps=None, on_event: Event | None = None) -> Report:
+        deps=None, on_event: Event | None = None,
+        on_start: Callable[[Any], None] | None = None) -> Report:
     """Run the whole graph on a dataset; bad input raises InputError before anything is written.
-    The budget's clock starts here: preparing the data counts."""
+    The budget's clock starts here: preparing the data counts. on_start(inputs): called with
+    the resolved RunInputs (the task's words read) before the graph starts."""
     started = time.perf_counter()
     out, inputs, settings = start_run(
         dataset=dataset, data=data, target=target, task=task, metric=metric,
         budget_s=budget_s, seed=seed, out=out, llm=llm, task_text=task_text, settings=settings,
         deps=deps)
+    if on_start is not None:
+        on_start(inputs)
     return drive(out, {"inputs": inputs}, settings, deps, on_event, started)
 
 

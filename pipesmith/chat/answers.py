@@ -89,14 +89,21 @@ def predict_file(report: Report, match: re.Match) -> str:
 
 
 def export(report: Report, match: re.Match) -> str:
+    import shlex
+
+    from pipesmith.core.pipeline_imports import needs_sentence
+
     root = Path(report.out_dir)
     if report.final_attempt is None:
         return "There is nothing to export: no candidate succeeded in this run."
-    files = {k: str(root / v) for k, v in report.files.items()}
+    files = {k: root / v for k, v in report.files.items()}
+    pipeline = files.get("pipeline")
+    needs = f" {needs_sentence(pipeline.read_text())}" if pipeline and pipeline.is_file() else ""
+    command = shlex.join(["pipesmith", "export", str(root), "--out", f"{root}-bundle"])
     return ("The run's pipeline is ready to take away: "
-            f"{files.get('pipeline', '-')} retrains it with plain scikit-learn and "
-            f"{files.get('model', '-')} is the fitted model; for a deployment bundle run "
-            f"`pipesmith export {root}`.")
+            f"{pipeline or '-'} retrains it and {files.get('model', '-')} is the fitted "
+            f"model.{needs} For a deployment bundle that predicts without pipesmith, run "
+            f"`{command}`.")
 
 
 def past_runs(report: Report, match: re.Match) -> str:

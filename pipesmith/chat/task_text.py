@@ -25,19 +25,31 @@ TASK_WORDS: dict[str, tuple[str, ...]] = {  # what a word says about the task ty
     "classification": ("classification", "classify", "classifier", "categorise", "categorize"),
 }
 TARGET_CUES = ("predict", "predicting", "forecast", "estimate", "target", "target is",
-               "classify", "model", "label", "for", "of")
+               "classify", "model", "label", "going to", "likely to", "will", "risk of",
+               "chance of", "probability of", "for", "of")
 METRIC_WORDS: dict[str, str] = {  # extra spellings of METRICS' names
     "roc auc": "roc_auc", "auc": "roc_auc", "roc-auc": "roc_auc", "f1": "f1_macro",
     "balanced accuracy": "balanced_accuracy", "log loss": "log_loss", "r squared": "r2",
     "r^2": "r2",
 }
-BUDGET = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>s|sec|secs|seconds?|m|mins?|minutes?)\b",
-                    re.IGNORECASE)
+BUDGET = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*"
+                    r"(?P<unit>s|sec|secs|seconds?|m|mins?|minutes?|h|hours?)\b"
+                    r"|\b(?P<word>half an?|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
+                    r"\s+(?P<word_unit>secs?|seconds?|mins?|minutes?|hours?)\b", re.IGNORECASE)
+NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+                "seven": 7, "eight": 8, "nine": 9, "ten": 10, "half a": 0.5, "half an": 0.5}
 UNIT_SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
-                "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60}
-DROP = re.compile(r"\b(?:drop|without|ignore|exclude|remove)\s+(?:the\s+)?(?:columns?\s+)?"
-                  r"(?P<names>[\w ,.-]+?)(?:\s+columns?)?(?=$|[.;!?]|\s+and\s+(?:use|make|only))",
-                  re.IGNORECASE)
+                "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
+                "h": 3600, "hour": 3600, "hours": 3600}
+# Words after which the columns named are dropped, never the target ("don't use the seats
+# column", "without tenure or seats"); longer phrases first, so "without using" wins.
+DROP_CUES = re.compile(r"\b(?:without using|without|drop(?:ping)?|ignor(?:e|ing)|exclud(?:e|ing)|"
+                       r"remov(?:e|ing)|leave out|leaving out|skip|avoid|not using|"
+                       r"(?:do not|don['\u2019]?t|never|not) (?:use|include))\b", re.IGNORECASE)
+# What may stand between the columns of one drop list: "seats, the tenure column and price".
+DROP_FILLER = re.compile(r"^(?:\s*(?:[,&/]|\b(?:and|or|nor|also|the|columns?|features?|fields?|"
+                         r"variables?)\b))*\s*")
+NEGATED = re.compile(r"\b(?:not|never|don['\u2019]?t|do not)\s*$", re.IGNORECASE)
 FAMILY_GROUPS: dict[str, tuple[str, ...]] = {  # "only tree models" and friends
     "tree": ("hist_gradient_boosting", "random_forest", "extra_trees"),
     "boosting": ("hist_gradient_boosting",),
@@ -125,7 +137,11 @@ def find_budget(text: str) -> float | None:
     match = BUDGET.search(text)
     if not match:
         return None
-    return float(match.group("n")) * UNIT_SECONDS[match.group("unit").lower()]
+    if match.group("n"):
+        return float(match.group("n")) * UNIT_SECONDS[match.group("unit").lower()]
+    unit = match.group("word_unit").lower()
+    unit = unit if unit in UNIT_SECONDS else unit.rstrip("s")  # "secs" vs "hours"
+    return NUMBER_WORDS[" ".join(match.group("word").lower().split())] * UNIT_SECONDS[unit]
 
 
 def find_columns(text: str, columns: Sequence[str]) -> list[str]:
@@ -135,14 +151,28 @@ def find_columns(text: str, columns: Sequence[str]) -> list[str]:
 
 
 def find_drops(text: str, columns: Sequence[str]) -> list[str]:
-    dropped: list[str] = []
-    for match in DROP.finditer(text):
-        dropped += [c for c in find_columns(match.group("names"), columns) if c not in dropped]
-    return dropped
+    """The columns listed right after a drop cue ("drop", "without", "don't use", ...): a
+    list of column names joined by commas, "and", "or", "the", "column"; the list ends at
+    the first word that is not one of these (", predict churn")."""
+    names = sorted(((_norm(c), c) for c in columns), key=lambda pair: -len(pair[0]))
+    low = _norm(text)
+    dropped: set[str] = set()
+    for cue in DROP_CUES.finditer(low):
+        rest = low[cue.end():]
+        while True:
+            rest = rest[DROP_FILLER.match(rest).end():]
+            hit = next((pair for pair in names
+                        if re.match(rf"{re.escape(pair[0])}(?!\w)", rest)), None)
+            if hit is None:
+                break
+            dropped.add(hit[1])
+            rest = rest[len(hit[0]):]
+    return [c for c in columns if c in dropped]
 
 
 def find_families(text: str) -> list[str]:
-    match = ONLY.search(text)
+    match = next((m for m in ONLY.finditer(text)  # "don't use the tree_age column" is no ask
+                  if not NEGATED.search(text[:m.start()])), None)
     if not match:
         return []
     what = match.group("what").lower()

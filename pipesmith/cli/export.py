@@ -16,13 +16,16 @@ err = Console(stderr=True)
 
 def export_command(
     run_dir: Annotated[Path, typer.Argument(help="The folder of a finished, successful run.")],
-    out: Annotated[Path, typer.Option("--out", help="The bundle folder to write.")],
+    out: Annotated[Path | None, typer.Option("--out", help="The bundle folder to write [default: RUN_DIR-bundle, or RUN_DIR-mlflow with --format mlflow, beside the run].", show_default=False)] = None,
     fmt: Annotated[str, typer.Option("--format", help="bundle (predict.py, train.py, requirements, Dockerfile, pipeline.yaml, MLflow model, model card) or mlflow (the MLflow model only).")] = "bundle",
     force: Annotated[bool, typer.Option("--force", help="Replace a non-empty --out.")] = False,
 ) -> None:
     """Write a deployment bundle that predicts without the run folder or pipesmith."""
     from pipesmith.export.bundle import export
 
+    if out is None:  # beside the run, not inside it: the run folder stays as the run wrote it
+        suffix = "mlflow" if fmt == "mlflow" else "bundle"
+        out = run_dir.parent / f"{run_dir.resolve().name}-{suffix}"
     try:
         written = export(run_dir, out, fmt=fmt, force=force)
     except InputError as exc:

@@ -10,6 +10,7 @@ import typer
 from pipesmith.cli.common import (
     SANDBOX_HELP,
     bad_input,
+    err,
     sandbox_override,
     with_progress,
 )
@@ -47,6 +48,7 @@ def run(
     backend: Annotated[str | None, typer.Option(help="Model library: sklearn, torch, tensorflow, or auto (adds a neural network where the data suits one and the library is installed) [default: sklearn].")] = None,
     mlflow_dir: Annotated[Path | None, typer.Option(help="Also log the run (params, metrics, attempts, model) to a local MLflow file store in this folder (the mlflow extra).")] = None,
     sandbox: Annotated[str | None, typer.Option(help=SANDBOX_HELP)] = None,
+    plan_only: Annotated[bool, typer.Option("--plan-only", help="Print what the run would do (target, task, drop, metric, budget_s, families) as JSON, and stop: nothing runs, nothing is written.")] = False,
 ) -> None:
     """Plan, write, check, run, repair and ensemble pipelines; write the report to --out."""
     from pipesmith.api import run as run_pipeline
@@ -69,6 +71,10 @@ def run(
     except InputError as exc:
         bad_input(exc)
     settings = Settings(**overrides)
+    if plan_only:
+        _print_plan(dataset=dataset, data=data, target=target, task=task, metric=metric,
+                    budget_s=budget, seed=seed, task_text=task_text or words, settings=settings)
+        return
     after = None
     if mlflow_dir is not None:
         from pipesmith.export.bundle import check_mlflow
@@ -79,10 +85,38 @@ def run(
         except InputError as exc:
             bad_input(exc)
         after = lambda report: log_run(report, mlflow_dir)  # noqa: E731
+    def started(progress):
+        def on_start(inputs) -> None:
+            if progress is not None:  # the budget the words asked for, not the default
+                progress.budget_s = inputs.budget_s
+            if "target" in inputs.inferred:
+                said_target(inputs.target)
+        return on_start
+
     with_progress(budget or settings.budget_s, quiet, lambda progress: run_pipeline(
         dataset=dataset, data=data, target=target, task=task, metric=metric, budget_s=budget,
         seed=seed, out=out, task_text=task_text or words, settings=settings,
-        on_event=progress), after)
+        on_event=progress, on_start=started(progress)), after)
+
+
+def said_target(column: str) -> None:
+    """One line on stderr: the target was read from the words, so say which column."""
+    err.print(f"target: {column} (read from the task's words; --target COLUMN picks another)",
+              highlight=False, soft_wrap=True, markup=False)
+
+
+def _print_plan(**request) -> None:
+    import json
+
+    from pipesmith.core.plan_only import plan_only
+
+    try:
+        plan = plan_only(**request)
+    except InputError as exc:
+        bad_input(exc)
+    if plan["target_from_words"]:
+        said_target(plan["target"])
+    typer.echo(json.dumps(plan))
 
 
 def resume(

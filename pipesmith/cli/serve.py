@@ -1,11 +1,13 @@
 """`pipesmith serve`: with no TARGET, the chat's web page (pipesmith/chat/web.py); with a run
 directory or bundle as TARGET, the prediction service (pipesmith/serve/app.py): POST /predict
-with {"rows": [...]}, GET /health."""
+with {"rows": [...]}, GET /health. Both print the URL they listen on (the real port with
+--port 0) on stderr at start."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -26,19 +28,18 @@ def register(app: typer.Typer) -> None:
         """Serve the chat as a local web page (or, given TARGET, a model's predictions)."""
         err = Console(stderr=True, highlight=False, soft_wrap=True)
         if target is not None:
-            from rich.markup import escape
-
             from pipesmith.errors import InputError
-            from pipesmith.serve.app import serve_predictions
+            from pipesmith.serve.app import load_predictor, serve_predictions
 
             try:
-                serve_predictions(target, host=host, port=port)
+                predictor = load_predictor(target)
             except InputError as exc:
-                err.print(f"[red]error:[/] {escape(str(exc))}")
-                raise typer.Exit(2) from None
+                _fail(err, str(exc))
+            sock = _listen(err, host, port)
+            err.print(f"pipesmith prediction server for {predictor.name} on {_url(sock)} "
+                      "(POST /predict, GET /health; Ctrl-C stops it)")
+            serve_predictions(predictor, sock)
             return
-        import socket
-
         import uvicorn
 
         from pipesmith.chat.web import create_app
@@ -49,18 +50,34 @@ def register(app: typer.Typer) -> None:
         if host not in LOCAL:
             err.print(f"warning: binding {host}: anyone who can reach it can run code and read "
                       "your runs; there is no authentication")
-        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-            sock.listen(128)  # connections wait in the backlog while the app starts
-        except OSError as exc:
-            from rich.markup import escape
-
-            err.print(f"[red]error:[/] cannot listen on {escape(host)}:{port}: {exc.strerror}")
-            raise typer.Exit(2) from None
-        bound = sock.getsockname()[1]
-        err.print(f"pipesmith chat page on http://{host}:{bound}/ (Ctrl-C stops it)")
+        sock = _listen(err, host, port)
+        err.print(f"pipesmith chat page on {_url(sock)} (Ctrl-C stops it)")
         server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning",
                                                timeout_graceful_shutdown=2))
         server.run(sockets=[sock])
+
+
+def _fail(err: Console, message: str) -> NoReturn:
+    from rich.markup import escape
+
+    err.print(f"[red]error:[/] {escape(message)}")
+    raise typer.Exit(2)
+
+
+def _listen(err: Console, host: str, port: int) -> socket.socket:
+    """A listening socket, bound before the app starts so the printed URL has the real port
+    (with --port 0 too) and connections wait in the backlog meanwhile."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        _fail(err, f"cannot listen on {host}:{port}: {exc.strerror}")
+    return sock
+
+
+def _url(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"

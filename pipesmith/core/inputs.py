@@ -146,25 +146,67 @@ def candidate_cap(settings: Settings) -> int:
     return settings.max_candidates if cap is None else min(cap, settings.max_candidates)
 
 
-def from_words(table: Table, task_text: str | None, task, metric, budget_s, drops, families):
-    """A data file without --target: what the task in words asks for (explicit options
-    win); InputError naming the columns when the words do not say what to predict."""
+class Asked(NamedTuple):
+    """A run's request once the task's words are read (explicit options win) and the
+    dropped columns are taken off the table."""
+
+    table: Table
+    task: str | None
+    metric: str | None
+    budget_s: float | None
+    drop_columns: list[str]
+    families: list[str]
+    target_from_words: bool  # the words named the target: the CLI says which column it took
+
+
+def from_words(table: Table, task_text: str | None, task, metric, budget_s, drops,
+                families) -> Asked:
+    """What the task in words asks for (explicit options win). The target comes from the
+    words only for a data file without --target (InputError naming the columns when they do
+    not say); metric, budget, drops and families whenever there are words."""
     from pipesmith.chat.task_text import parse_request
 
     columns = list(table.frame.columns)
+    needs_target = table.target is None and task != "clustering"
     named = ", ".join(map(str, columns[:20])) + (" ..." if len(columns) > 20 else "")
     if not task_text:
-        raise InputError("--data needs --target COLUMN, a task in words (e.g. \"predict "
-                         f"{columns[-1]}\") or --task clustering; columns: {named}")
+        if needs_target:
+            raise InputError("--data needs --target COLUMN, a task in words (e.g. \"predict "
+                             f"{columns[-1]}\") or --task clustering; columns: {named}")
+        return Asked(table, task, metric, budget_s, list(drops or []), list(families or []),
+                     False)
     asked = parse_request(task_text, columns)
     task = task or asked.task_type
-    if task != "clustering" and asked.target is None:
-        raise InputError(f"cannot tell which column to predict from {task_text!r}; "
-                         f"name one of: {named}")
-    return (Table(table.frame, asked.target if task != "clustering" else None, table.source),
-            task, metric or asked.metric, budget_s if budget_s is not None else asked.budget_s,
-            drops or asked.drop_columns, families or asked.families)
+    target = table.target
+    if needs_target and task != "clustering":
+        if asked.target is None:
+            raise InputError(f"cannot tell which column to predict from {task_text!r}; "
+                             f"name one of: {named}")
+        target = asked.target
+    drops = drops or [c for c in asked.drop_columns if c != target]
+    return Asked(Table(table.frame, target if task != "clustering" else None, table.source),
+                 task, metric or asked.metric,
+                 budget_s if budget_s is not None else asked.budget_s, list(drops),
+                 list(families or asked.families), needs_target and target is not None)
 
+
+def read_request(*, dataset: str | None = None, data: str | Path | None = None,
+                 target: str | None = None, task: str | None = None,
+                 metric: str | None = None, budget_s: float | None = None,
+                 task_text: str | None = None, drop_columns: list[str] | None = None,
+                 families: list[str] | None = None) -> Asked:
+    """The table and what is asked of it, words read and drops applied; nothing written."""
+    table = load_table(dataset, data, target)
+    asked = from_words(table, task_text, task, metric, budget_s, drop_columns, families)
+    if asked.drop_columns:
+        frame = asked.table.frame
+        missing = [c for c in asked.drop_columns if c not in frame.columns]
+        if missing:
+            raise InputError(f"no column named {', '.join(missing)} to drop; columns: "
+                             + ", ".join(list(frame.columns)[:20]))
+        asked = asked._replace(table=Table(frame.drop(columns=asked.drop_columns),
+                                           asked.table.target, asked.table.source))
+    return asked
 
 def prepare_inputs(folder: Path, *, dataset: str | None = None, data: str | Path | None = None,
                    target: str | None = None, task: str | None = None,

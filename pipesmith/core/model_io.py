@@ -33,6 +33,7 @@ log = structlog.get_logger(__name__)
 MODEL_FILE = "model.joblib"
 SCHEMA_FILE = "schema.json"
 SCHEMA_VERSION = 1
+MAX_CATEGORIES = 200  # more distinct values than this: no list of them in schema.json
 
 
 class FeatureColumn(BaseModel):
@@ -41,6 +42,9 @@ class FeatureColumn(BaseModel):
     name: str
     dtype: str  # the pandas dtype the model was trained on
     kind: str  # numeric, categorical, datetime, id, constant or text (agents/planner/profiler.py)
+    # categorical columns: the values seen in training (None above MAX_CATEGORIES, and in
+    # schemas written before this field), so a server can name an unseen one
+    categories: list[bool | int | float | str] | None = None
 
 
 class FeatureSchema(BaseModel):
@@ -151,13 +155,24 @@ def load_model(run_dir: str | Path):
 # --- the feature schema ------------------------------------------------------------------
 
 
+def _categories(series: pd.Series) -> list | None:
+    values = series.dropna().unique()
+    if len(values) > MAX_CATEGORIES:
+        return None
+    return sorted((v.item() if hasattr(v, "item") else v for v in values), key=str)
+
+
 def feature_schema(frame: pd.DataFrame, target: str | None, task_type: str) -> FeatureSchema:
     """The schema of a prepared table (the one the model is trained on)."""
     from pipesmith.agents.planner.profiler import column_kind
 
-    features = [FeatureColumn(name=name, dtype=str(frame[name].dtype),
-                              kind=column_kind(frame[name]))
-                for name in frame.columns if name != target]
+    features = []
+    for name in frame.columns:
+        if name != target:
+            kind = column_kind(frame[name])
+            features.append(FeatureColumn(
+                name=name, dtype=str(frame[name].dtype), kind=kind,
+                categories=_categories(frame[name]) if kind == "categorical" else None))
     classes = None
     if task_type == "classification" and target is not None:
         classes = [value.item() if hasattr(value, "item") else value

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import shutil
+import textwrap
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -146,12 +147,20 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
 
 
 def standalone_script(code: str, inputs: RunInputs) -> str:
-    return code.rstrip() + "\n" + render(
+    """The candidate's code with a retraining entry point, under a header saying what it
+    needs (it may import pipesmith, not only scikit-learn)."""
+    from pipesmith.core.pipeline_imports import needs_sentence
+
+    script = code.rstrip() + "\n" + render(
         load_template("standalone.py.tmpl"),
         target=repr(inputs.target), seed=inputs.seed, n_jobs=inputs.n_jobs,
         task_type=repr(inputs.task_type), test_size=inputs.test_size,
         scorer=repr(get_metric(inputs.metric).scorer),
     )
+    header = textwrap.fill(f"pipeline.py of run {inputs.run_id}, written by pipesmith. "
+                           + needs_sentence(script), 98, initial_indent="# ",
+                           subsequent_indent="# ")
+    return header + "\n" + script
 
 
 def write_report(state: RunState, topology: str, llm: dict | None = None) -> Path:

@@ -10,8 +10,7 @@ from pathlib import Path
 import structlog
 
 from pipesmith.agents.families.backends import check_backend
-from pipesmith.core.datasets import Table
-from pipesmith.core.inputs import from_words, load_table, new_run_id, resolve
+from pipesmith.core.inputs import new_run_id, read_request, resolve
 from pipesmith.core.model_io import write_schema
 from pipesmith.errors import InputError
 from pipesmith.runtime import run_lock
@@ -101,24 +100,20 @@ def start_run(*, dataset: str | None = None, data: str | Path | None = None,
     if settings.llm != "offline":
         llm_config(settings)  # bad model settings fail here, before anything is written
     check_backend(settings.backend)
-    table = load_table(dataset, data, target)
-    if data is not None and target is None and task != "clustering":
-        table, task, metric, budget_s, drop_columns, families = from_words(
-            table, task_text, task, metric, budget_s, drop_columns, families)
-    if drop_columns:
-        missing = [c for c in drop_columns if c not in table.frame.columns]
-        if missing:
-            raise InputError(f"no column named {', '.join(missing)} to drop; columns: "
-                             + ", ".join(list(table.frame.columns)[:20]))
-        table = Table(table.frame.drop(columns=drop_columns), table.target, table.source)
+    asked = read_request(dataset=dataset, data=data, target=target, task=task, metric=metric,
+                         budget_s=budget_s, task_text=task_text, drop_columns=drop_columns,
+                         families=families)
+    table, task, metric, budget_s = asked.table, asked.task, asked.metric, asked.budget_s
+    drop_columns, families = asked.drop_columns, asked.families
     run_id = new_run_id(table.source)
     out = Path(out) if out is not None else settings.runs_dir / run_id
     check_out_dir(out)
     inputs, tables = resolve(table, task, metric, settings,
                               settings.budget_s if budget_s is None else budget_s,
                               settings.seed if seed is None else seed, out, run_id, task_text)
-    inputs = inputs.model_copy(update={"dropped_columns": list(drop_columns or []),
-                                       "families": list(families or [])})
+    inputs = inputs.model_copy(update={
+        "dropped_columns": list(drop_columns or []), "families": list(families or []),
+        "inferred": inputs.inferred + (["target"] if asked.target_from_words else [])})
     sandbox_for(settings, deps)  # without bubblewrap: refused here, before anything is written
     make_dirs(out)
     with run_lock.held(out):  # another run given the same --out at the same moment stops here

@@ -77,19 +77,6 @@ def predict_frame(model, frame, schema, folder: Path = HERE):
     return io.apply_model(model, schema, X)
 
 
-def bad_column(schema, frame, folder: Path = HERE) -> tuple[str, str] | None:
-    """(column, message) for the first feature column the rows fail on, or None."""
-    io = model_io(folder)
-    for column in schema.features:
-        if column.name not in frame.columns:
-            return column.name, f"missing feature column the model needs: {column.name!r}"
-        try:
-            io.check_frame(schema.model_copy(update={"features": [column]}), frame[[column.name]])
-        except ValueError as exc:
-            return column.name, str(exc)
-    return None
-
-
 def write_csv(frame, path: str | Path) -> None:
     frame.to_csv(path, index=False)
 

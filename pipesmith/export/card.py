@@ -13,6 +13,17 @@ def _fmt(value) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
+WARNING_CHARS = 160  # the runs store warnings cut at a fixed length, often mid-word
+
+
+def clip(text: str, limit: int = WARNING_CHARS) -> str:
+    """text, or its first words within `limit` characters and an ellipsis: never a cut word."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[:limit + 1].rsplit(" ", 1)[0].rstrip(" ,;:.") + " …"
+
+
 def _limits(source: RunSource, spec: dict) -> str:
     report, final = source.report, source.final
     lines = []
@@ -24,7 +35,7 @@ def _limits(source: RunSource, spec: dict) -> str:
     lines.append(f"- Columns not used as features (ID-like, constant, datetime or free text): "
                  f"{', '.join(dropped) if dropped else 'none'}.")
     if final.warnings:
-        lines.append(f"- Warnings while fitting: {'; '.join(final.warnings)}.")
+        lines.append(f"- Warnings while fitting: {'; '.join(clip(w) for w in final.warnings)}.")
     if spec["scores"]["test"] is None:
         lines.append("- No untouched test score: this run predates the held-out test part, "
                      "so the only score is the one the pipeline was chosen on (optimistic).")

@@ -1,9 +1,11 @@
 """`pipesmith serve BUNDLE_OR_RUN`: an HTTP prediction endpoint (FastAPI + uvicorn).
 
 POST /predict with {"rows": [{column: value, ...}, ...]} answers
-{"predictions": [{"prediction": ..., "proba_<class>": ...}, ...]} computed by the same
-predict_frame as the bundle's predict.py; a row the model cannot take gets 422 with the
-column at fault. GET /health says the server is up and which model it serves.
+{"predictions": [...], "errors": [{"row", "column", "problem"}, ...]}: one prediction
+({"prediction": ..., "proba_<class>": ...}, computed by the same predict_frame as the bundle's
+predict.py) per row, null for a row the model cannot take, whose problems are in `errors`
+(pipesmith/serve/rows.py). Every error answer has that shape. GET /health says the server is
+up and which model it serves.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import structlog
 from pydantic import BaseModel, ConfigDict
 
 from pipesmith.errors import InputError
+from pipesmith.serve.rows import Problem, check_rows, required_columns
 
 log = structlog.get_logger(__name__)
 
@@ -34,13 +37,13 @@ class Rows(BaseModel):
 @dataclass(frozen=True)
 class Predictor:
     """What the server answers with: the feature schema (pipesmith.core.model_io.FeatureSchema),
-    rows -> predictions (raising a ValueError, e.g. InputError, for rows the model cannot
-    take), and which column a bad frame fails on."""
+    the columns a row must carry, and rows -> predictions (raising a ValueError, e.g.
+    InputError, for rows the model cannot take)."""
 
     name: str
     schema: Any
+    required: list[str]
     predict: Callable[[Any], Any]
-    bad_column: Callable[[Any], tuple[str, str] | None]
 
 
 def _is_bundle(folder: Path) -> bool:
@@ -57,23 +60,21 @@ def bundle_predictor(folder: Path) -> Predictor:
     spec.loader.exec_module(module)
     model = module.load_model(folder)
     schema = module.load_schema(folder / module.SCHEMA_FILE, folder)
-    return Predictor(name=folder.name, schema=schema,
-                     predict=lambda frame: module.predict_frame(model, frame, schema, folder),
-                     bad_column=lambda frame: module.bad_column(schema, frame, folder))
+    return Predictor(name=folder.name, schema=schema, required=required_columns(model, schema),
+                     predict=lambda frame: module.predict_frame(model, frame, schema, folder))
 
 
 def run_predictor(run_dir: Path) -> Predictor:
     """A run folder's model through pipesmith.core.model_io, as `pipesmith predict` applies it."""
     from pipesmith.core import model_io
-    from pipesmith.export import bundle_predict
 
     model_io.model_path(run_dir)
     model = model_io.load_model(run_dir)
     schema = model_io.read_schema(run_dir)
     return Predictor(name=Path(run_dir).resolve().name, schema=schema,
+                     required=required_columns(model, schema),
                      predict=lambda frame: model_io.apply_model(
-                         model, schema, model_io.check_frame(schema, frame)[0]),
-                     bad_column=lambda frame: bundle_predict.bad_column(schema, frame))
+                         model, schema, model_io.check_frame(schema, frame)[0]))
 
 
 def load_predictor(target: Path) -> Predictor:
@@ -91,38 +92,77 @@ def load_predictor(target: Path) -> Predictor:
                      "nor a run folder (report.json)")
 
 
+def _error_body(problems: list[Problem]) -> dict:
+    return {"predictions": [], "errors": [p.as_dict() for p in problems]}
+
+
+def _validation_problems(exc) -> list[Problem]:
+    """FastAPI's body errors in the server's one shape: ("body", "rows", i, ...) is row i."""
+    problems = []
+    for error in exc.errors():
+        loc = [part for part in error.get("loc", ()) if part != "body"]
+        row = loc[1] if len(loc) > 1 and loc[0] == "rows" and isinstance(loc[1], int) else None
+        where = ".".join(map(str, loc)) or "body"
+        problems.append(Problem(row, None, f"{where}: {error.get('msg', 'invalid')}"))
+    return problems or [Problem(None, None, "the body must be {\"rows\": [{...}, ...]}")]
+
+
 def create_app(predictor: Predictor):
-    import pandas as pd
-    from fastapi import FastAPI, HTTPException
+    from fastapi import FastAPI, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import JSONResponse
+    from starlette.exceptions import HTTPException
 
     app = FastAPI(title="pipesmith prediction endpoint", version="1")
+
+    # Every error the server answers has the /predict shape (docs/export.md).
+    @app.exception_handler(RequestValidationError)
+    async def invalid_body(request: Request, exc: RequestValidationError):
+        return JSONResponse(_error_body(_validation_problems(exc)), status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException):
+        return JSONResponse(_error_body([Problem(None, None, str(exc.detail))]),
+                            status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def crashed(request: Request, exc: Exception):
+        log.exception("serve.error")
+        return JSONResponse(_error_body([Problem(None, None, f"server error: "
+                                                 f"{type(exc).__name__}")]), status_code=500)
 
     @app.get("/health")
     def health() -> dict:
         return {"status": "ok", "model": predictor.name,
-                "task_type": predictor.schema.task_type, "columns": predictor.schema.names}
+                "task_type": predictor.schema.task_type, "columns": predictor.schema.names,
+                "required": predictor.required}
 
     @app.post("/predict")
-    def predict(body: Rows) -> dict:
+    def predict(body: Rows):
         if not body.rows:
-            raise HTTPException(422, detail={"column": None, "message": "no rows to predict"})
-        frame = pd.DataFrame.from_records(body.rows)
-        bad = predictor.bad_column(frame)
-        if bad is not None:
-            raise HTTPException(422, detail={"column": bad[0], "message": bad[1]})
-        try:
-            out = predictor.predict(frame)
-        except ValueError as exc:  # InputError: rows the model cannot take
-            raise HTTPException(422, detail={"column": None, "message": str(exc)}) from None
-        return {"predictions": json.loads(out.to_json(orient="records"))}
+            return JSONResponse(_error_body([Problem(None, None, "no rows to predict")]),
+                                status_code=422)
+        frame, problems = check_rows(predictor.schema, body.rows, predictor.required)
+        predictions: list = [None] * len(body.rows)
+        if len(frame):
+            try:
+                out = predictor.predict(frame)
+            except ValueError as exc:  # InputError: the model itself refused the rows
+                return JSONResponse(_error_body([Problem(None, None, str(exc))]),
+                                    status_code=422)
+            records = json.loads(out.to_json(orient="records"))
+            for position, record in zip(frame.index, records, strict=True):
+                predictions[int(position)] = record
+        return {"predictions": predictions, "errors": [p.as_dict() for p in problems]}
 
     return app
 
 
-def serve_predictions(target: Path, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve target's predictions until interrupted (InputError for a bad target)."""
+def serve_predictions(predictor: Predictor, sock) -> None:
+    """Serve predictor's predictions on a bound, listening socket until interrupted."""
     import uvicorn
 
-    app = create_app(load_predictor(target))
-    log.info("serving", target=str(target), host=host, port=port)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    log.info("serving", model=predictor.name, address=str(sock.getsockname()))
+    server = uvicorn.Server(uvicorn.Config(create_app(predictor), log_level="warning",
+                                           timeout_graceful_shutdown=2))
+    server.run(sockets=[sock])

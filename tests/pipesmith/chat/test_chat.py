@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -133,13 +135,37 @@ def test_run_without_target_or_words_names_the_columns(tmp_path, customers):
 @pytest.mark.slow
 def test_run_takes_the_task_in_words(tmp_path, customers):
     out = tmp_path / "r"
-    done = pipesmith("run", "--data", str(customers), "predict churn, drop column seats",
-                     "--no-kb", "--out", str(out), "--budget", "60", "-q",
-                     env={"PIPESMITH_MAX_CANDIDATES": "1", "PIPESMITH_N_JOBS": "1"})
+    done = pipesmith("run", "--data", str(customers),
+                     "predict churn in 45 seconds, drop column seats", "--no-kb", "--out",
+                     str(out), env={"PIPESMITH_MAX_CANDIDATES": "1", "PIPESMITH_N_JOBS": "1"})
     assert done.returncode == 0, done.stderr
     report = json.loads((out / "report.json").read_text())
     assert report["target"] == "churn" and report["task_text"].startswith("predict churn")
+    assert json.loads((out / "run.json").read_text())["inputs"]["budget_s"] == 45
+    clocks = re.findall(r"s / (\d+)s\]", done.stderr)  # the progress lines: [ 1.2s / 45s]
+    assert clocks and set(clocks) == {"45"}, done.stderr
     assert "seats" not in [c["name"] for c in report["profile"]["columns"]]
+    assert "target: churn" in done.stderr  # guessed from the words: the CLI says which
+
+
+@pytest.mark.slow
+def test_the_export_command_the_chat_suggests_runs(tmp_path, customers):
+    from pipesmith.chat.answers import export
+    from pipesmith.core.report import load_report
+
+    out = tmp_path / "r"
+    done = pipesmith("run", "--data", str(customers), "--target", "churn", "--no-kb", "--out",
+                     str(out), "--budget", "60", "-q",
+                     env={"PIPESMITH_MAX_CANDIDATES": "1", "PIPESMITH_N_JOBS": "1"})
+    assert done.returncode == 0, done.stderr
+    said = export(load_report(out / "report.json"), None)
+    pipeline = (out / "pipeline.py").read_text()
+    assert "plain scikit-learn" not in said and "plain scikit-learn" not in pipeline
+    assert pipeline.startswith("# pipeline.py of run ") and "scikit-learn" in pipeline[:400]
+    command = shlex.split(re.search(r"`(pipesmith export [^`]+)`", said).group(1))
+    exported = pipesmith(*command[1:])
+    assert exported.returncode == 0, exported.stderr[-2000:]
+    assert (tmp_path / "r-bundle" / "predict.py").is_file()
 
 
 @pytest.mark.slow

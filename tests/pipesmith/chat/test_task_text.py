@@ -50,3 +50,41 @@ def test_approval_and_rejection_words():
     assert not is_approval("yes but use roc_auc")
     assert is_rejection("cancel") and not is_rejection("yes")
     assert parse_edit("what a lovely day", COLUMNS).empty
+
+
+ISSUE_27 = ("figure out which customers are going to churn. Optimize AUC, keep it under a "
+            "minute, and don't use the seats column")
+
+
+@pytest.mark.parametrize("text, target, drops", [
+    (ISSUE_27, "churn", ["seats"]),
+    ("predict churn, do not use seats or tenure", "churn", ["seats", "tenure"]),
+    ("without seats, predict churn", "churn", ["seats"]),
+    ("predict churn without using the seats column", "churn", ["seats"]),
+    ("exclude seats and monthly charges; who will churn?", "churn",
+     ["seats", "monthly charges"]),
+    ("ignore the customer id and tenure, forecast churn", "churn", ["customer_id", "tenure"]),
+    ("predict churn leaving out the seats column", "churn", ["seats"]),
+    ("seats never matter, never use seats: predict churn", "churn", ["seats"]),
+])
+def test_a_column_after_a_drop_cue_is_dropped_never_the_target(text, target, drops):
+    asked = parse_request(text, COLUMNS)
+    assert (asked.target, asked.drop_columns) == (target, drops)
+
+
+def test_the_issue_27_sentence_reads_every_field():
+    asked = parse_request(ISSUE_27, COLUMNS)
+    assert (asked.metric, asked.budget_s, asked.families) == ("roc_auc", 60.0, [])
+
+
+@pytest.mark.parametrize("text, seconds", [
+    ("in 30 seconds", 30.0), ("keep it under a minute", 60.0), ("in two minutes", 120.0),
+    ("half a minute at most", 30.0), ("an hour", 3600.0), ("90s", 90.0),
+])
+def test_budgets_in_words_and_numbers(text, seconds):
+    assert parse_request(f"predict churn {text}", COLUMNS).budget_s == seconds
+
+
+def test_a_negated_use_is_not_a_family_request():
+    assert parse_request("predict churn, don't use linear models", COLUMNS).families == []
+    assert parse_request("predict churn, use linear models", COLUMNS).families != []

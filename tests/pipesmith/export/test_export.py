@@ -253,6 +253,8 @@ def test_model_card_has_scores_and_limits(made):
     report = json.loads((made / "run" / "report.json").read_text())
     assert f"{report['score']:.4f}" in card and f"{report['baseline_score']:.4f}" in card
     assert "Leak suspects" in card and "Rows dropped for a missing target: 0" in card
+    assert "`schema.json` lists" in card and (made / "bundle" / "schema.json").is_file()
+    assert "feature_schema.json" not in card
 
 
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(made, tmp_path):
@@ -340,11 +342,15 @@ def test_serve_answers_over_loopback(made, which):
             assert np.allclose(got["proba_yes"], expected["proba_yes"])
             bad = rows.to_dict(orient="records")
             bad[2]["count"] = "many"
-            refused = client.post("/predict", json={"rows": bad})
-            assert refused.status_code == 422 and refused.json()["detail"]["column"] == "count"
-            missing = [{k: v for k, v in row.items() if k != "colour"} for row in bad]
-            refused = client.post("/predict", json={"rows": missing})
-            assert refused.status_code == 422 and refused.json()["detail"]["column"] == "colour"
+            del bad[3]["colour"]
+            answer = client.post("/predict", json={"rows": bad})
+            assert answer.status_code == 200, answer.text
+            body = answer.json()
+            assert body["errors"] == [
+                {"row": 2, "column": "count", "problem": "must be numeric (int64), not 'many'"},
+                {"row": 3, "column": "colour", "problem": "missing column"}]
+            assert [p is None for p in body["predictions"]] == [False, False, True, True, False]
+            assert body["predictions"][4]["prediction"] == expected["prediction"][4]
     finally:
         server.should_exit = True
         thread.join(10)
