@@ -28,33 +28,44 @@ def register(app: typer.Typer) -> None:
         """Serve the chat as a local web page (or, given TARGET, a model's predictions)."""
         err = Console(stderr=True, highlight=False, soft_wrap=True)
         if target is not None:
-            from pipesmith.errors import InputError
-            from pipesmith.serve.app import load_predictor, serve_predictions
+            _serve_model(err, target, host, port)
+        else:
+            _serve_page(err, host, port, runs, kb, no_kb)
 
-            try:
-                predictor = load_predictor(target)
-            except InputError as exc:
-                _fail(err, str(exc))
-            sock = _listen(err, host, port)
-            err.print(f"pipesmith prediction server for {predictor.name} on {_url(sock)} "
-                      "(POST /predict, GET /health; Ctrl-C stops it)")
-            serve_predictions(predictor, sock)
-            return
-        import uvicorn
 
-        from pipesmith.chat.web import create_app
-        from pipesmith.settings import Settings
+def _serve_model(err: Console, target: Path, host: str, port: int) -> None:
+    """The prediction service of a run or bundle (pipesmith/serve/app.py)."""
+    from pipesmith.errors import InputError
+    from pipesmith.serve.app import load_predictor, serve_predictions
 
-        settings = Settings(use_kb=not no_kb, **({"kb_dir": kb} if kb else {}),
-                            **({"runs_dir": runs} if runs else {}))
-        if host not in LOCAL:
-            err.print(f"warning: binding {host}: anyone who can reach it can run code and read "
-                      "your runs; there is no authentication")
-        sock = _listen(err, host, port)
-        err.print(f"pipesmith chat page on {_url(sock)} (Ctrl-C stops it)")
-        server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning",
-                                               timeout_graceful_shutdown=2))
-        server.run(sockets=[sock])
+    try:
+        predictor = load_predictor(target)
+    except InputError as exc:
+        _fail(err, str(exc))
+    sock = _listen(err, host, port)
+    err.print(f"pipesmith prediction server for {predictor.name} on {_url(sock)} "
+              "(POST /predict, GET /health; Ctrl-C stops it)")
+    serve_predictions(predictor, sock)
+
+
+def _serve_page(err: Console, host: str, port: int, runs: Path | None, kb: Path | None,
+                no_kb: bool) -> None:
+    """The chat's web page (pipesmith/chat/web.py)."""
+    import uvicorn
+
+    from pipesmith.chat.web import create_app
+    from pipesmith.settings import Settings
+
+    settings = Settings(use_kb=not no_kb, **({"kb_dir": kb} if kb else {}),
+                        **({"runs_dir": runs} if runs else {}))
+    if host not in LOCAL:
+        err.print(f"warning: binding {host}: anyone who can reach it can run code and read "
+                  "your runs; there is no authentication")
+    sock = _listen(err, host, port)
+    err.print(f"pipesmith chat page on {_url(sock)} (Ctrl-C stops it)")
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning",
+                                           timeout_graceful_shutdown=2))
+    server.run(sockets=[sock])
 
 
 def _fail(err: Console, message: str) -> NoReturn:
