@@ -1,5 +1,6 @@
 """The bubblewrap command line for one job: every namespace unshared, a read-only view
-of the host's runtime, the workdir the only writable place, the home never mounted."""
+of the host's runtime, the workdir the only writable place, the home never mounted, and the
+data sets that installed packages bundle hidden (sandbox/runtime.py, BUNDLED_DATA)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import structlog
 
 from pipesmith.sandbox.owner import mkdtemp
-from pipesmith.sandbox.runtime import ETC_FILES, runtime_read_paths
+from pipesmith.sandbox.runtime import ETC_FILES, bundled_data_paths, runtime_read_paths
 
 log = structlog.get_logger(__name__)
 
@@ -118,6 +119,8 @@ def bwrap_command(command: list[str], workdir: Path, writable_source: Path,
     args += [*_system_mounts(), *_etc_mounts(shared_etc)]
     for path in runtime_read_paths():
         args += ["--ro-bind", str(path), str(path)]
+    for path in bundled_data_paths():  # an empty read-only folder over each bundled data set
+        args += ["--tmpfs", str(path), "--remount-ro", str(path)]
     for path in (Path(p).resolve() for p in read_paths):
         args += ["--ro-bind-try", str(path), str(path)]
     # CPU topology, read by OpenMP, BLAS and TensorFlow to size their thread pools
