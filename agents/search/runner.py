@@ -41,6 +41,7 @@ from pipesmith.agents.search.space import (
     suggest,
 )
 from pipesmith.core.metrics import get_metric
+from pipesmith.core.safe_npz import SEARCH_LIMIT, load_npz
 from pipesmith.sandbox.base import ExecJob, Sandbox
 
 log = structlog.get_logger(__name__)
@@ -251,9 +252,8 @@ class TrialRunner:
             for row in rows[1:]:
                 if row.get("status") == "ok":
                     try:
-                        with np.load(workdir / f"trial_{row['id']}.npz",
-                                     allow_pickle=False) as d:
-                            row["arrays"] = {key: d[key] for key in d.files}
+                        row["arrays"] = load_npz(workdir / f"trial_{row['id']}.npz",
+                                                 SEARCH_LIMIT)  # no link, no bomb
                     except Exception as exc:  # what the job wrote is untrusted
                         row.update(status="error", error=f"unreadable predictions: {exc}")
                 per_trial[row["id"]] = row

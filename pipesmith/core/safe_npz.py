@@ -20,6 +20,7 @@ import numpy as np
 from pipesmith.sandbox.safe_files import read_regular
 
 MAX_MEMBERS = 16
+SEARCH_LIMIT = 256 << 20  # a search trial's predictions (rows not known there)
 
 
 class UnsafeArchive(ValueError):
@@ -28,7 +29,13 @@ class UnsafeArchive(ValueError):
 
 def load_npz(path: Path, limit: int) -> dict[str, np.ndarray]:
     """The arrays of `path`; UnsafeArchive (or OSError) when anything is over `limit` bytes."""
-    data = read_regular(path, limit)
+    return load_npz_bytes(read_regular(path, limit), limit)
+
+
+def load_npz_bytes(data: bytes, limit: int) -> dict[str, np.ndarray]:
+    """The arrays of an .npz held in memory (a worker's reply), under the same caps."""
+    if len(data) > limit:
+        raise UnsafeArchive(f"{len(data)} bytes, over the cap of {limit}")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile as exc:
