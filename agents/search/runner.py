@@ -41,7 +41,9 @@ from pipesmith.agents.search.space import (
     suggest,
 )
 from pipesmith.core.metrics import get_metric
+from pipesmith.core.safe_npz import SEARCH_LIMIT, load_npz
 from pipesmith.sandbox.base import ExecJob, Sandbox
+from pipesmith.sandbox.safe_files import read_regular
 
 log = structlog.get_logger(__name__)
 WORKER = "pipesmith.sandbox.trial_worker"
@@ -51,6 +53,7 @@ HALVING_FROM_ROWS = 2000  # ... used only when there are at least this many rows
 BATCH = 6  # trials per bracket
 FIRST_BATCH = 4  # the first bracket, before any trial's cost is known
 MAX_FAILURES = 3  # trials of a learner that may fail before the learner is dropped
+TRIALS_LOG_LIMIT = 16 << 20  # trials.json, read only up to this
 
 
 @dataclass(frozen=True)
@@ -248,15 +251,22 @@ class TrialRunner:
         per_trial: dict[int, dict] = {}
         log_path = workdir / "trials.json"
         if log_path.exists():
-            rows = json.loads(log_path.read_text())
+            try:  # the job wrote it: a regular file of bounded size, or nothing
+                rows = json.loads(read_regular(log_path, TRIALS_LOG_LIMIT))
+            except (OSError, ValueError):
+                rows = None
+            if not (isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows)
+                    and isinstance(rows[0].get("setup_s", 0.0), (int, float))):
+                rows = [{}]  # malformed: no trial of this job counts
             with self._lock:
                 self.setup_s += rows[0].get("setup_s", 0.0)
             for row in rows[1:]:
+                if not isinstance(row.get("id"), int):
+                    continue
                 if row.get("status") == "ok":
                     try:
-                        with np.load(workdir / f"trial_{row['id']}.npz",
-                                     allow_pickle=False) as d:
-                            row["arrays"] = {key: d[key] for key in d.files}
+                        row["arrays"] = load_npz(workdir / f"trial_{row['id']}.npz",
+                                                 SEARCH_LIMIT)  # no link, no bomb
                     except Exception as exc:  # what the job wrote is untrusted
                         row.update(status="error", error=f"unreadable predictions: {exc}")
                 per_trial[row["id"]] = row

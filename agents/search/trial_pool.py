@@ -13,7 +13,6 @@ fresh job, at most `MAX_RESTARTS` times per fold. Replies are size-capped and pa
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import sys
@@ -24,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import structlog
 
+from pipesmith.core.safe_npz import SEARCH_LIMIT, load_npz_bytes
 from pipesmith.sandbox.base import ExecJob, ExecResult, Sandbox
 from pipesmith.sandbox.channel import (
     ChannelError,
@@ -180,8 +180,7 @@ class FoldWorker:
             if header.get("status") != "ok":
                 return header, {}
             try:
-                with np.load(io.BytesIO(payload), allow_pickle=False) as data:
-                    arrays = {key: data[key] for key in data.files}
+                arrays = load_npz_bytes(payload, SEARCH_LIMIT)  # sizes checked first
             except Exception as exc:  # anything the worker wrote is untrusted input
                 return {**header, "status": "error",
                         "error": f"unreadable predictions: {exc}"[:300]}, {}

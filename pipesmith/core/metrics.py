@@ -36,8 +36,8 @@ class Metric:
             return float(m.balanced_accuracy_score(y_true, y_pred))
         if self.name == "f1_macro":
             return float(m.f1_score(y_true, y_pred, average="macro"))
-        if self.name == "roc_auc":
-            if proba.shape[1] == 2:
+        if self.name == "roc_auc":  # the branch follows the true classes, not the columns
+            if (len(classes) if classes is not None else proba.shape[1]) == 2:
                 return float(m.roc_auc_score(y_true == classes[1], proba[:, 1]))
             return float(m.roc_auc_score(y_true, proba, multi_class="ovr", labels=classes))
         if self.name == "log_loss":

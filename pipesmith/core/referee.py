@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from pipesmith.core.metrics import get_metric
+from pipesmith.core.safe_npz import load_npz
 from pipesmith.errors import InputError
 
 DEFAULT_FOLDS = 5
@@ -36,6 +37,8 @@ TEST_FOLDER = "referee"
 TEST_FILE = "test.parquet"
 DEV_FILE = "development.parquet"
 SPLIT_FILE = "split.npz"
+ROW_BYTES = 1024  # predictions.npz: bytes a row may take besides its probabilities
+UNSIZED_LIMIT = 256 << 20  # predictions.npz when the caller gives no row count
 
 
 class ContractViolation(Exception):
@@ -150,37 +153,76 @@ def fold_plan(dev: pd.DataFrame, target: str | None, task_type: str, k: int,
 
 def write_fold(workdir: Path, dev: pd.DataFrame, target: str | None, fold: Fold,
                task_type: str) -> None:
-    """train.parquet (features + target) and predict.parquet (features only, no target)."""
+    """train.parquet (features + target) and predict.parquet (features only, no target).
+    Clustering: train.parquet holds the features only (a target column, when the table
+    names one, is what an external index would be judged by)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    dev.iloc[fold.train].to_parquet(workdir / "train.parquet", index=False)
+    without_target(dev.iloc[fold.train], target, task_type).to_parquet(
+        workdir / "train.parquet", index=False)
     if task_type != "clustering":
         dev.iloc[fold.predict].drop(columns=[target]).to_parquet(
             workdir / "predict.parquet", index=False)
+
+
+def without_target(frame: pd.DataFrame, target: str | None, task_type: str) -> pd.DataFrame:
+    """`frame` as a clustering job may see it: never with the target column."""
+    if task_type == "clustering" and target and target in frame:
+        return frame.drop(columns=[target])
+    return frame
 
 
 def write_refit(workdir: Path, dev: pd.DataFrame, test: pd.DataFrame, target: str | None,
                 task_type: str) -> None:
     """The refit job: every development row to train on, the test features to predict."""
     workdir.mkdir(parents=True, exist_ok=True)
-    dev.to_parquet(workdir / "train.parquet", index=False)
+    without_target(dev, target, task_type).to_parquet(workdir / "train.parquet", index=False)
     features = test.drop(columns=[target]) if target and target in test else test
     features.to_parquet(workdir / "predict.parquet", index=False)
 
 
-def load_returned(workdir: Path) -> dict:
-    """The arrays a job wrote to predictions.npz; a ContractViolation if there are none."""
+def returned_limit(n_rows: int, n_classes: int = 0) -> int:
+    """The most bytes a job's predictions.npz may hold, or inflate to, for `n_rows` rows
+    (a label of up to 256 characters and a probability per class a row, plus 1 MiB)."""
+    return (1 << 20) + n_rows * (ROW_BYTES + 8 * n_classes)
+
+
+def load_returned(workdir: Path, n_rows: int | None = None, n_classes: int = 0) -> dict:
+    """The arrays a job wrote to predictions.npz; a ContractViolation if there are none or
+    the file breaks its caps (a symlink, a FIFO, a decompression bomb): sizes are checked
+    before anything is read or inflated (pipesmith/core/safe_npz.py)."""
     path = workdir / "predictions.npz"
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         raise ContractViolation("the job exited 0 without writing predictions.npz")
+    limit = returned_limit(n_rows, n_classes) if n_rows is not None else UNSIZED_LIMIT
     try:
-        with np.load(path, allow_pickle=False) as data:
-            return {key: data[key] for key in data.files}
+        return load_npz(path, limit)
     except Exception as exc:  # a file the candidate overwrote with something else
         raise ContractViolation(f"predictions.npz cannot be read: {exc}") from None
 
 
-def check_predictions(returned: dict, n_rows: int, task_type: str, metric_name: str) -> dict:
-    """Checked arrays {pred, proba, classes}; ContractViolation with the diagnosis text."""
+def true_classes(y_train) -> np.ndarray:
+    """The class set and order the referee scores with: the sorted training labels."""
+    return np.unique(np.asarray(y_train))
+
+
+def align_classes(proba: np.ndarray, returned: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """`proba`'s columns in the order of the true `classes`; ContractViolation unless the
+    returned classes are the true ones in some order (compared as text: savez turns object
+    labels into strings)."""
+    names = [str(c) for c in returned.tolist()]
+    truth = [str(c) for c in classes.tolist()]
+    if len(set(names)) != len(names) or sorted(names) != sorted(truth):
+        raise ContractViolation(f"predict_proba classes {names[:10]} are not the training "
+                                f"classes {truth[:10]}")
+    order = [names.index(name) for name in truth]
+    return proba[:, order]
+
+
+def check_predictions(returned: dict, n_rows: int, task_type: str, metric_name: str,
+                      y_train=None) -> dict:
+    """Checked arrays {pred, proba, classes}; ContractViolation with the diagnosis text.
+    With `y_train`, the classes are the referee's (the sorted training labels) and `proba`'s
+    columns are put in their order; the returned `classes` are only a column map."""
     if "pred" not in returned:
         raise ContractViolation("predictions.npz holds no `pred` array")
     pred = np.asarray(returned["pred"])
@@ -203,6 +245,9 @@ def check_predictions(returned: dict, n_rows: int, task_type: str, metric_name: 
         if proba.ndim != 2 or proba.shape != (n_rows, len(classes)):
             raise ContractViolation(f"predict_proba returned shape {proba.shape} for {n_rows} "
                                     f"rows and {len(classes)} classes")
+        if y_train is not None:
+            proba = align_classes(proba, classes, true_classes(y_train))
+            classes = true_classes(y_train)
         if not np.all(np.isfinite(proba)):
             raise ContractViolation("predict_proba returned NaN or infinity")
         sums = proba.sum(axis=1)
@@ -218,9 +263,15 @@ def check_predictions(returned: dict, n_rows: int, task_type: str, metric_name: 
 
 
 def score(metric_name: str, y_true, checked: dict) -> float:
-    return float(get_metric(metric_name).score(
-        np.asarray(y_true), checked["pred"], proba=checked.get("proba"),
-        classes=checked.get("classes")))
+    """The metric on checked predictions; anything scoring raises is the candidate's
+    ContractViolation (its predictions could not be scored), never a crash of the run."""
+    try:
+        return float(get_metric(metric_name).score(
+            np.asarray(y_true), checked["pred"], proba=checked.get("proba"),
+            classes=checked.get("classes")))
+    except Exception as exc:
+        raise ContractViolation(f"the predictions could not be scored: "
+                                f"{type(exc).__name__}: {str(exc)[:300]}") from None
 
 
 def baseline(metric_name: str, y_train, y_true) -> float:
@@ -264,5 +315,9 @@ def cluster_scores(metric_name: str, features: pd.DataFrame, labels: np.ndarray,
     n_clusters = max(2, len(set(labels.tolist())))
     random_labels = rng.integers(0, n_clusters, size=len(sample))
     metric = get_metric(metric_name)
-    return (float(metric.score(None, labels[sample], features=matrix)),
-            float(metric.score(None, random_labels, features=matrix)))
+    try:
+        candidate = float(metric.score(None, labels[sample], features=matrix))
+    except Exception as exc:
+        raise ContractViolation(f"the predictions could not be scored: "
+                                f"{type(exc).__name__}: {str(exc)[:300]}") from None
+    return candidate, float(metric.score(None, random_labels, features=matrix))

@@ -4,7 +4,6 @@ the standalone pipeline.py and the chosen model.joblib."""
 from __future__ import annotations
 
 import difflib
-import shutil
 import textwrap
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from pipesmith.core.reliability import Reliability, reliability
 from pipesmith.core.versions import library_versions
 from pipesmith.graph.state import RunState, elapsed_s, repair_depth
 from pipesmith.knowledge_base.records import RepairRecord, RunRecord, meta_features
+from pipesmith.sandbox.safe_files import copy_regular
 
 SCHEMA_VERSION = 2
 
@@ -170,8 +170,9 @@ def write_report(state: RunState, topology: str, llm: dict | None = None) -> Pat
         final = state["candidates"][report.final_attempt]
         (out / "pipeline.py").write_text(standalone_script(final.code, state["inputs"]))
         refitted = out / "refit" / "model.joblib"
-        if "model" in report.files and refitted.exists():
-            shutil.copyfile(refitted, out / "model.joblib")
+        if "model" in report.files and refitted.exists() and not refitted.is_symlink():
+            # a regular file within the job's disk cap, never a link the job left there
+            copy_regular(refitted, out / "model.joblib", state["inputs"].disk_mb << 20)
     (out / "report.md").write_text(markdown(report))
     path = out / "report.json"
     tmp = path.with_suffix(".json.tmp")

@@ -18,6 +18,8 @@ from pipesmith.sandbox.seccomp import (
     AF_INET6,
     AF_PACKET,
     ARCHES,
+    FCNTL_DENIED,
+    FILTERED,
     RET_ALLOW,
     RET_EPERM,
     RET_KILL_PROCESS,
@@ -29,6 +31,7 @@ from pipesmith.sandbox.seccomp import (
 HEADERS = {"x86_64": Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h"),
            "aarch64": Path("/usr/include/asm-generic/unistd.h")}
 AF_UNIX, AF_NETLINK, SOCK_STREAM, SOCK_DGRAM, SOCK_CLOEXEC = 1, 16, 1, 2, 0o2000000
+NEWER = {"cachestat"}  # may be missing from an older linux-libc-dev
 OTHER_ARCH = {"x86_64": 0x40000003, "aarch64": 0x40000028}  # i386, arm (32-bit compat)
 ALLOWED = {"x86_64": {"read": 0, "openat": 257, "clone": 56, "mmap": 9},
            "aarch64": {"read": 63, "openat": 56, "clone": 220, "mmap": 222}}
@@ -60,7 +63,7 @@ def run_bpf(program: bytes, nr: int, arch: int, args: tuple[int, ...] = ()) -> i
 @pytest.mark.parametrize("arch", sorted(ARCHES))
 def test_the_filter_denies_the_table_and_allows_the_rest(arch):
     program, target = filter_program(arch), ARCHES[arch]
-    denied = {name: nr for name, nr in target.numbers.items() if name != "socket"}
+    denied = {name: nr for name, nr in target.numbers.items() if name not in FILTERED}
     for name, nr in denied.items():
         assert run_bpf(program, nr, target.audit) == RET_EPERM, name
     for name, nr in ALLOWED[arch].items():
@@ -76,6 +79,14 @@ def test_the_filter_denies_the_table_and_allows_the_rest(arch):
         (AF_NETLINK, SOCK_RAW, RET_ALLOW),  # socket.if_nameindex() needs it
     ]:
         assert run_bpf(program, socket, target.audit, (family, kind)) == verdict, (family, kind)
+    fcntl = target.numbers["fcntl"]
+    for command in FCNTL_DENIED:  # locks, leases, dnotify
+        assert run_bpf(program, fcntl, target.audit, (3, command)) == RET_EPERM, command
+    for command in (0, 1, 2, 3, 4, 5, 36, 1030):  # F_DUPFD, F_GETFD/SETFD, F_GETFL/SETFL...
+        assert run_bpf(program, fcntl, target.audit, (3, command)) == RET_ALLOW, command
+    preadv2 = target.numbers["preadv2"]
+    assert run_bpf(program, preadv2, target.audit, (3, 0, 1, 0, 0, 0x8)) == RET_EPERM
+    assert run_bpf(program, preadv2, target.audit, (3, 0, 1, 0, 0, 0x1)) == RET_ALLOW
     x32_read = X32_BIT | ALLOWED[arch]["read"]
     assert run_bpf(program, x32_read, target.audit) == (RET_EPERM if target.x32 else RET_ALLOW)
 
@@ -88,4 +99,6 @@ def test_the_tables_match_the_kernel_headers(arch):
     defined = {name: int(nr) for name, nr in re.findall(
         r"#define __NR(?:3264)?_(\w+)\s+(\d+)\b", header.read_text())}
     table = ARCHES[arch].numbers
-    assert {name: defined.get(name) for name in table} == table
+    # calls newer than the installed header (cachestat, 6.5) are checked where it has them
+    known = {name: nr for name, nr in table.items() if name in defined or name not in NEWER}
+    assert {name: defined.get(name) for name in known} == known
