@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipesmith.agents.families.registry import FAMILIES
 from pipesmith.agents.protocols import Coder
 from pipesmith.agents.schemas import (
     Candidate,
@@ -98,12 +99,22 @@ def misspelled_module(code, rng, ctx):
     return code.replace(f"from {module} import", f"from {module}s import", 1)
 
 
+def _boosters() -> tuple[tuple[str, str, str], ...]:
+    """(library, classifier, regressor) of the boost extra's families, by the library's own
+    class names (what a user writes), XGBoost first as the one most reached for; then
+    NGBoost, which pipesmith does not plan."""
+    classes: dict[str, dict[str, str]] = {}
+    for family in FAMILIES:
+        if family.boosting and family.requires:
+            classes.setdefault(family.requires, {})[family.task_type] = family.wraps or family.cls
+    found = [(lib, c["classification"], c["regression"]) for lib, c in classes.items()]
+    return (*sorted(found, key=lambda b: b[0] != "xgboost"),
+            ("ngboost", "NGBClassifier", "NGBRegressor"))
+
+
 # Gradient-boosting libraries users reach for; the fault names one that is not installed
 # here (flaml, for one, brings xgboost and lightgbm with it; the boost extra, catboost).
-BOOSTERS = (("xgboost", "XGBClassifier", "XGBRegressor"),
-            ("lightgbm", "LGBMClassifier", "LGBMRegressor"),
-            ("catboost", "CatBoostClassifier", "CatBoostRegressor"),
-            ("ngboost", "NGBClassifier", "NGBRegressor"))
+BOOSTERS = _boosters()
 
 
 def uninstalled_booster() -> tuple[str, str, str] | None:

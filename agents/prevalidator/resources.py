@@ -16,19 +16,17 @@ import math
 
 from pydantic import BaseModel, ConfigDict
 
-from pipesmith.agents.families.registry import backend_of
+from pipesmith.agents.families.registry import (
+    BOOSTING,
+    FIT_SECONDS_PER_MCELL,
+    backend_of,
+)
 from pipesmith.agents.schemas import CandidateSpec, DataProfile
 
 BASE_MB = 230.0  # Python with pandas, NumPy and scikit-learn imported (measured here)
 BASE_S = 2.2  # the harness's start-up: interpreter and imports (measured here)
 DATA_COPIES = 4.0  # frame, split, preprocessed arrays and the model's own copy
 NODE_BYTES = 96.0  # one tree node with its value array, roughly
-FIT_SECONDS_PER_MCELL = {  # seconds per million (rows x features) cells, per family
-    "random_forest": 1.2, "extra_trees": 0.8, "hist_gradient_boosting": 0.6,
-    "logistic_regression": 0.2, "ridge": 0.05, "svc": 4.0, "svr": 4.0, "knn": 0.3,
-    "kmeans": 0.3, "gaussian_mixture": 0.5, "agglomerative": 3.0,
-    "lightgbm": 0.4, "xgboost": 0.6, "catboost": 1.0,
-}
 # Neural backends: the framework's import on top of BASE_MB/BASE_S (measured here: torch
 # +180 MB, TensorFlow with Keras +480 MB resident; torch's first optimiser step imports
 # torch._dynamo, seconds more), and the cost of one optimiser step and
@@ -36,12 +34,6 @@ FIT_SECONDS_PER_MCELL = {  # seconds per million (rows x features) cells, per fa
 FRAMEWORK = {"torch": {"mb": 180.0, "s": 5.0, "step_s": 0.004, "epoch_s": 0.01},
              "tensorflow": {"mb": 480.0, "s": 7.0, "step_s": 0.004, "epoch_s": 0.1}}
 DEFAULT_MARGIN = {"memory": 1.5, "wall": 2.5}
-# Boosting grows one tree per class each round, and the per-family constant above was
-# measured on binary and regression tasks with 100 rounds. Multiclass cost grows about as
-# the square root of the classes (the trees share the rows' binning and gradients):
-# leaf_flavia, 32 classes x 200 rounds, took 5.0 s more per fold than its smoke run; the
-# constant alone said 0.3 s, x sqrt(32) x 2 rounds says 3.8 s, x 32 x 2 said 20 s.
-BOOSTING = {"hist_gradient_boosting", "lightgbm", "xgboost", "catboost"}
 COVERAGE = 0.95
 
 
@@ -145,8 +137,13 @@ def fold_job_wall_s(profile: DataProfile, spec: CandidateSpec | None, train_rows
     return analytic(profile, spec, 0, rows=1)[1] + scale * fit_s(train_rows)
 
 
+# Boosting grows one tree per class each round, and the families' fit_seconds_per_mcell
+# was measured on binary and regression tasks with 100 rounds. Multiclass cost grows about
+# as the square root of the classes (the trees share the rows' binning and gradients):
+# leaf_flavia, 32 classes x 200 rounds, took 5.0 s more per fold than its smoke run; the
+# constant alone said 0.3 s, x sqrt(32) x 2 rounds says 3.8 s, x 32 x 2 said 20 s.
 def boosting_scale(profile: DataProfile, spec: CandidateSpec | None) -> float:
-    """Trees grown relative to the 100 single trees behind FIT_SECONDS_PER_MCELL (analytic()
+    """Trees grown relative to the 100 single trees behind fit_seconds_per_mcell (analytic()
     already counts `n_estimators`; HistGradientBoosting and CatBoost name their rounds
     otherwise)."""
     if spec is None or spec.family not in BOOSTING:

@@ -9,7 +9,7 @@ import json
 
 import structlog
 
-from pipesmith.agents.families.registry import families_for
+from pipesmith.agents.families.registry import SPACES, cost_of, families_for
 from pipesmith.agents.llm.conversation import bullet_list, system, user
 from pipesmith.agents.llm.fallback import Failure, ask_or_fall_back
 from pipesmith.agents.llm.gateway import FormatError, Gateway
@@ -18,7 +18,7 @@ from pipesmith.agents.llm.schemas import ProposedRange, SearchProposal
 from pipesmith.agents.planner.agent import allowed as allowed_families
 from pipesmith.agents.planner.llm import describe_columns
 from pipesmith.agents.schemas import DataProfile, RunInputs, SearchPlan
-from pipesmith.agents.search.space import COST, SPACES, default_plan
+from pipesmith.agents.search.space import default_plan
 from pipesmith.agents.search.space_check import check_space
 
 log = structlog.get_logger(__name__)
@@ -29,7 +29,7 @@ def offered(inputs: RunInputs, n_rows: int) -> list[str]:
     """The learners the model may choose: scikit-learn and the installed boosting ones
     (the searchable template renders them all) that the person allowed, cheapest first."""
     names = [f.name for f in allowed_families(families_for(inputs.task_type, n_rows), inputs)]
-    return sorted(dict.fromkeys(names), key=lambda f: COST.get(f, 5.0))
+    return sorted(dict.fromkeys(names), key=cost_of)
 
 
 def _range(r: ProposedRange) -> tuple:

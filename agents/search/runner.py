@@ -31,15 +31,9 @@ import numpy as np
 import pandas as pd
 import structlog
 
+from pipesmith.agents.families.registry import SPACES, cost_of, families_for
 from pipesmith.agents.schemas import SearchPlan
-from pipesmith.agents.search.space import (
-    COST,
-    SPACES,
-    as_distributions,
-    default_plan,
-    searchable,
-    suggest,
-)
+from pipesmith.agents.search.space import as_distributions, default_plan, searchable, suggest
 from pipesmith.core.metrics import get_metric
 from pipesmith.core.safe_npz import SEARCH_LIMIT, load_npz
 from pipesmith.sandbox.base import ExecJob, Sandbox
@@ -515,12 +509,10 @@ def warm_configs(past_runs, task_type: str) -> tuple[list[tuple[str, dict]], str
 def search_families(plan_families: list[str], task_type: str, n_rows: int) -> list[str]:
     """The plan's learners (the planner's or the LLM's choice) and the installed
     gradient-boosting ones, where a search space exists."""
-    from pipesmith.agents.families.registry import families_for
-
-    eligible = {f.name for f in families_for(task_type, n_rows)}
-    boost = [n for n in ("lightgbm", "xgboost", "catboost") if n in eligible]
-    names = [f for f in dict.fromkeys([*plan_families, *boost]) if f in eligible]
-    return searchable(names)
+    eligible = families_for(task_type, n_rows)
+    known = {f.name for f in eligible}
+    boost = [f.name for f in eligible if f.boosting and f.requires]  # the boost extra's
+    return searchable([f for f in dict.fromkeys([*plan_families, *boost]) if f in known])
 
 
 def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], past_runs,
@@ -560,10 +552,10 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
                            folder / "folds", plan=run_folds(dev, inputs))
     configs, source = warm_configs(past_runs, inputs.task_type) if warm else ([], "cold")
     if source == "bundled portfolio":  # no evidence about this data: cheap learners first
-        configs = sorted(configs, key=lambda c: COST.get(c[0], 5.0))
+        configs = sorted(configs, key=lambda c: cost_of(c[0]))
     # the planned candidates not drafted (the portfolio's defaults), cheap first, after the
     # warm start's configurations
-    configs = [*configs, *sorted(portfolio or [], key=lambda c: COST.get(c[0], 5.0))]
+    configs = [*configs, *sorted(portfolio or [], key=lambda c: cost_of(c[0]))]
     runner = TrialRunner(sandbox, folds, target=inputs.target, task_type=inputs.task_type,
                          metric=inputs.metric, seed=inputs.seed, memory_mb=inputs.memory_mb,
                          disk_mb=inputs.disk_mb, workers=workers, pool=pool)
