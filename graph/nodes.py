@@ -446,12 +446,14 @@ def refit(state: RunState, runtime: Runtime[Deps], final: Attempt | None) -> Ref
 
 def remember(state: RunState, runtime: Runtime[Deps]) -> dict:
     kb = runtime.context.kb
+    recorded = False
     if kb is not None:
         try:
             record_run(kb, state)
+            recorded = True
         except OSError as exc:  # the run stands; the supervisor says it was not recorded
             log.info("kb.write_failed", error=str(exc)[:200])
-    return {}
+    return {"outcome": {**(state.get("outcome") or {}), "remembered": recorded}}
 
 
 def record_run(kb, state: RunState) -> None:

@@ -58,6 +58,8 @@ def finish(report, out_console: Console) -> None:
         f"test {num(report.test_score)} (dummy {num(report.test_baseline_score)}); "
         f"final {report.final_candidate}; report in {report.out_dir}",
         soft_wrap=True, highlight=False)
+    for warning in report.warnings:
+        err.print(f"warning: {warning}", soft_wrap=True, highlight=False)
     raise typer.Exit(0 if report.final_success else 1)
 
 

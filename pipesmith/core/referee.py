@@ -186,6 +186,27 @@ def returned_limit(n_rows: int, n_classes: int = 0) -> int:
     return (1 << 20) + n_rows * (ROW_BYTES + 8 * n_classes)
 
 
+GAP_STDS = 3.0  # a test score this many CV standard deviations ...
+GAP_EDGE = 0.25  # ... plus this share of the CV's edge over the dummy below the CV mean
+
+
+def score_gap_warning(metric: str, cv_mean: float | None, cv_std: float | None,
+                      cv_baseline: float | None, test: float | None) -> str | None:
+    """A warning when the test score falls far below the CV interval: the pipeline did on
+    unseen rows much worse than its folds said, as a pipeline that memorises rows it
+    should not see does (an honest one loses a little on a small test part, not this)."""
+    if None in (cv_mean, test, cv_baseline):
+        return None
+    sign = 1.0 if get_metric(metric).greater_is_better else -1.0
+    edge = max(0.0, sign * (cv_mean - cv_baseline))
+    allowed = GAP_STDS * (cv_std or 0.0) + GAP_EDGE * edge
+    if sign * (cv_mean - test) <= allowed:
+        return None
+    return (f"the test score {test:.4f} is far below the CV score {cv_mean:.4f} ± "
+            f"{cv_std or 0.0:.4f} (more than {allowed:.4f} off): the folds' score is not "
+            "to be trusted; look for rows the pipeline could memorise or a leak")
+
+
 def load_returned(workdir: Path, n_rows: int | None = None, n_classes: int = 0) -> dict:
     """The arrays a job wrote to predictions.npz; a ContractViolation if there are none or
     the file breaks its caps (a symlink, a FIFO, a decompression bomb): sizes are checked

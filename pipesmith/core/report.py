@@ -21,6 +21,7 @@ from pipesmith.agents.schemas import (
 )
 from pipesmith.core.llm_report import LLMSummary, llm_summary, markdown_lines
 from pipesmith.core.metrics import get_metric
+from pipesmith.core.referee import score_gap_warning
 from pipesmith.core.reliability import Reliability, reliability
 from pipesmith.core.versions import library_versions
 from pipesmith.graph.state import RunState, elapsed_s, repair_depth
@@ -81,6 +82,7 @@ class Report(BaseModel):
     files: dict[str, str]  # relative to out_dir
     llm: LLMSummary | None = None  # LLM mode only (docs/report-schema.md)
     search: dict | None = None  # topologies that search: trials, curve, winners, warm start
+    warnings: list[str] = []  # what a person should know before trusting the scores
 
 
 def choose_final(attempts: list[Attempt], ensemble: EnsembleOutcome, metric: str) -> Attempt | None:
@@ -116,6 +118,9 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
                          folds=max(1, len(final.fold_scores))) if final else None,
         test_score=refit.test_score if refit else None,
         test_baseline_score=refit.test_baseline_score if refit else None,
+        warnings=[w for w in [score_gap_warning(
+            inputs.metric, final.score, final.cv_std, final.baseline_score,
+            refit.test_score) if final and refit else None] if w],
         refit=refit,
         final_attempt=final.id if final else None,
         final_candidate=final.candidate if final else None,
@@ -240,6 +245,8 @@ def markdown(report: Report) -> str:
         "",
         f"**{report.status}** — {report.task_text}",
         "",
+        *[f"> **warning:** {warning}" for warning in report.warnings],
+        *([""] if report.warnings else []),
         f"- dataset: `{report.dataset}`, target `{report.target}`, {report.task_type}{inferred}",
         f"- data: {report.profile.summary(report.task_type)}",
         f"- {report.metric}, CV on the development part: **{_cv(report.cv_score)}** "

@@ -64,7 +64,9 @@ def describe(node: str, update: dict[str, Any]) -> str:
             kept = f"; ensemble {'kept' if e.kept else 'not kept'}"
         return f"written to {update.get('report_path')}{kept}"
     if node == "remember":
-        return "run recorded in the knowledge base"
+        recorded = (update.get("outcome") or {}).get("remembered")
+        return "run recorded in the knowledge base" if recorded else \
+            "run not recorded (no knowledge base, or it could not be written)"
     if node == "approve" and update.get("approved"):
         return "plan approved"
     return ""

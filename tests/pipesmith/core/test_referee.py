@@ -118,3 +118,17 @@ def test_the_dummy_baseline_is_the_prior_and_the_mean():
     assert referee.baseline("r2", [1.0, 3.0], [2.0, 4.0]) == pytest.approx(-1.0)
     checked = referee.check_predictions({"pred": np.array([2.0, 4.0])}, 2, "regression", "r2")
     assert referee.score("r2", [2.0, 4.0], checked) == 1.0
+
+
+def test_a_test_score_far_below_the_cv_interval_is_a_warning():
+    from pipesmith.core.referee import score_gap_warning
+
+    # the issue's memoriser: CV 1.0 on 10 classes, test 0.10
+    warning = score_gap_warning("accuracy", 1.0, 0.0, 0.1, 0.10)
+    assert warning is not None and "far below the CV score 1.0000" in warning
+    # an honest small test part: a few points under the CV mean is noise, not a warning
+    assert score_gap_warning("accuracy", 0.96, 0.03, 0.33, 0.9333) is None
+    # lower is better: a test error far above the folds' error is the same warning
+    assert score_gap_warning("rmse", 10.0, 0.5, 40.0, 30.0) is not None
+    assert score_gap_warning("rmse", 10.0, 0.5, 40.0, 11.0) is None
+    assert score_gap_warning("accuracy", 0.9, 0.01, 0.5, None) is None  # no test part
