@@ -7,8 +7,8 @@ import pytest
 
 from pipesmith.agents.coder.agent import Coder
 from pipesmith.agents.executor import Executor
-from pipesmith.agents.families.registry import get_family
 from pipesmith.agents.families import registry as families
+from pipesmith.agents.families.registry import get_family
 from pipesmith.agents.planner.agent import Planner
 from pipesmith.agents.planner.profiler import profile_table
 from pipesmith.agents.prevalidator.agent import Prevalidator
