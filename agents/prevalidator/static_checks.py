@@ -146,9 +146,12 @@ def check_attributes(tree: ast.AST) -> list[Issue]:
             base = resolve(node.value, names)
             if inspect.ismodule(base) and lookup(base, node.attr) is _MISSING and \
                     _import(f"{base.__name__}.{node.attr}") is _MISSING:
+                removed = removal_message(base, node.attr)  # the library's removal notice
                 issues.append(Issue(
-                    taxonomy_class="api", subclass="removed_attribute", line=node.lineno,
-                    message=f"module '{base.__name__}' has no attribute '{node.attr}'"))
+                    taxonomy_class="api", line=node.lineno,
+                    subclass="removed_function" if removed else "removed_attribute",
+                    message=f"module '{base.__name__}' has no attribute '{node.attr}'"
+                            + (f": {removed}" if removed else "")))
     return issues
 
 

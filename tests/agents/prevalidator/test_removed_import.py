@@ -27,6 +27,15 @@ def test_static_import_of_removed_name_is_an_api_removal():
     assert static_checks.check_attributes(tree) == []
 
 
+def test_static_attribute_of_removed_name_is_an_api_removal():
+    import ast
+
+    tree = ast.parse("import sklearn.datasets as ds\nds.load_boston(return_X_y=True)\n")
+    issues = static_checks.check_attributes(tree)
+    assert [(i.subclass, i.line) for i in issues] == [("removed_function", 2)]
+    assert "has been removed from scikit-learn" in issues[0].message
+
+
 def test_static_import_removed_name_through_the_cli(tmp_path):
     script = tmp_path / "boston.py"
     script.write_text(BOSTON)
