@@ -35,9 +35,10 @@ HARNESS = "pipesmith.sandbox.harness"
 CONTRACT_EXIT = 3
 SMOKE_TIMEOUT_S = 30.0
 OOF_FILE = "oof.npz"
+log = structlog.get_logger(__name__)
 PARALLEL_FOLDS = 2  # fold jobs at once, when the cores allow
 DIAGNOSTICS_LIMIT = 1 << 20  # diagnostics.json, read only up to this
-COPY_LIMIT_BYTES = 100 << 20  # a script's sibling files are copied next to it up to this
+COPY_LIMIT_BYTES = 100 << 20  # the files a script names are copied next to it up to this
 
 
 def fold_workers(n_jobs: int, n_jobs_queued: int, cores: int) -> int:
@@ -165,10 +166,13 @@ class Executor:
     def run_script(self, candidate: Candidate, workdir: Path, timeout_s: float,
                    memory_mb: int, disk_mb: int) -> ExecResult:
         """A plain script (`pipesmith repair`): `python <its name>` in the sandbox, in a
-        workdir holding its folder's files (it reads its data relative to itself)."""
+        workdir holding the files its code names relative to its folder (it reads its data
+        relative to itself), not the whole folder: every attempt gets its own copy."""
         source = Path(candidate.script or "")
         workdir.mkdir(parents=True, exist_ok=True)
-        copy_siblings(source, workdir)
+        left_out = copy_read_files(source, candidate.code, workdir)
+        if left_out:
+            log.info("script.files_left_out", files=left_out[:10], limit=COPY_LIMIT_BYTES)
         (workdir / source.name).write_text(candidate.code)
         return self.sandbox.run(ExecJob(command=[sys.executable, source.name], workdir=workdir,
                                         timeout_s=timeout_s, memory_mb=memory_mb,
@@ -268,13 +272,50 @@ class Executor:
         }
 
 
-def copy_siblings(path: Path, workdir: Path) -> None:
-    """The files next to a script, up to COPY_LIMIT_BYTES in all, copied into its workdir."""
-    budget = COPY_LIMIT_BYTES
-    for sibling in sorted(path.parent.iterdir()):
-        if sibling.is_file() and sibling != path and sibling.stat().st_size <= budget:
-            budget -= sibling.stat().st_size
-            shutil.copy2(sibling, workdir / sibling.name)
+def read_files(code: str, folder: Path) -> list[Path]:
+    """The files a script reads, as far as its text tells: string literals that name an
+    existing file (or a folder's files) relative to its folder, `pd.read_csv("data/x.csv")`.
+    Anything that resolves outside the folder is left out."""
+    import ast
+
+    try:
+        literals = {n.value for n in ast.walk(ast.parse(code))
+                    if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                    and 0 < len(n.value) < 300 and "\n" not in n.value}
+    except SyntaxError:
+        return []
+    root, found = folder.resolve(), []
+    for text in sorted(literals):
+        try:
+            target = (root / text).resolve()
+            if not target.is_relative_to(root) or target == root:
+                continue
+            if target.is_file():
+                found.append(target)
+            elif target.is_dir():
+                found += sorted(p for p in target.rglob("*") if p.is_file())
+        except (OSError, ValueError):  # not a path on this system
+            continue
+    return list(dict.fromkeys(found))
+
+
+def copy_read_files(path: Path, code: str, workdir: Path) -> list[str]:
+    """Copy the files the script reads (read_files) into its workdir at the same relative
+    paths, COPY_LIMIT_BYTES in all; returns those left out for the cap."""
+    budget, left_out = COPY_LIMIT_BYTES, []
+    root = path.parent.resolve()
+    for source in read_files(code, path.parent):
+        if source == path.resolve():
+            continue
+        size = source.stat().st_size
+        if size > budget:
+            left_out.append(str(source.relative_to(root)))
+            continue
+        budget -= size
+        target = workdir / source.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+    return left_out
 
 
 def sample(dev: pd.DataFrame, inputs: RunInputs, rows: int) -> pd.DataFrame:

@@ -173,6 +173,9 @@ class Candidate(Frozen):
     spec: CandidateSpec | None = None
     members: list[str] = Field(default_factory=list)  # attempt ids, for ensembles
     repair_action: str | None = None  # the action that produced this repair
+    # What the repair could not carry over faithfully ("dropped keyword X: ..."): a repair
+    # with notes makes the code run but may change what it does, so it is only partial.
+    repair_notes: list[str] = Field(default_factory=list)
     injected_fault: str | None = None  # fault-injection operator, for measurement only
     # A plain script: the path of the user's file (its folder's files are copied next to each
     # run; it runs as `python <file name>` and succeeds when it exits 0). None: a module.
@@ -246,6 +249,7 @@ class Attempt(Frozen):
     fold_wall_s: float = 0.0  # the slowest fold job, for the refit's time reserve
     warnings: list[str] = Field(default_factory=list)
     repair_action: str | None = None
+    repair_notes: list[str] = Field(default_factory=list)  # the candidate's, see Candidate
     injected_fault: str | None = None
     workdir: str = ""
     error_tail: str = ""  # the end of stderr; the whole log stays in the workdir

@@ -56,11 +56,13 @@ def run_case(case, rounds: int, timeout_s: float, workdir: Path) -> dict:
             result = sandbox.run(ExecJob(command=[sys.executable, script.name], workdir=run,
                                          timeout_s=timeout_s, memory_mb=4096, disk_mb=1024))
             score = parse_score(result.stdout) if result.ok else None
-    repaired = score is not None and score >= case.floor
+    # a partial repair (it runs, but a patch dropped what the code did) is no repair
+    repaired = score is not None and score >= case.floor and report.status != "partial"
     return {"id": case.id, "family": case.family, "expected": case.expected,
             "diagnosed": diagnosed, "diagnosis_ok": diagnosed == case.expected,
             "final_success": report.final_success, "score": score, "floor": case.floor,
-            "repaired": repaired, "rounds": report.rounds_used,
+            "repaired": repaired, "status": report.status, "notes": report.notes,
+            "rounds": report.rounds_used,
             "actions": [a.repair_action for a in report.attempts if a.repair_action],
             "stop_reason": report.stop_reason,
             "seconds": round(time.perf_counter() - started, 1)}

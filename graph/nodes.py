@@ -142,6 +142,7 @@ def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
     failing = blocking(issues)
     rejected = dict(id=candidate.id, parent=candidate.parent, candidate=candidate.name,
                     phase=candidate.phase, repair_action=candidate.repair_action,
+                    repair_notes=candidate.repair_notes,
                     injected_fault=candidate.injected_fault,
                     workdir=str(attempt_dir(state, candidate)))
     if failing:
@@ -209,7 +210,8 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
         diagnosis=judged, score=metrics.get("score"), cv_std=metrics.get("cv_std"),
         fold_scores=metrics.get("fold_scores", []), warnings=metrics.get("warnings", []),
         fold_wall_s=metrics.get("fold_wall_s", 0.0),
-        repair_action=candidate.repair_action, injected_fault=candidate.injected_fault,
+        repair_action=candidate.repair_action, repair_notes=candidate.repair_notes,
+        injected_fault=candidate.injected_fault,
         smoke_s=(smoke or {}).get("wall_s", 0.0),
         predicted_mem_mb=prediction.peak_mem_mb, mem_bound_mb=prediction.mem_bound_mb,
         predicted_wall_s=prediction.wall_s, wall_bound_s=prediction.wall_bound_s,
@@ -252,7 +254,8 @@ def run_script(state: RunState, runtime: Runtime[Deps]) -> Attempt:
     return Attempt(
         id=candidate.id, parent=candidate.parent, candidate=candidate.name,
         phase=candidate.phase, status=result.status, script=True,
-        repair_action=candidate.repair_action, injected_fault=candidate.injected_fault,
+        repair_action=candidate.repair_action, repair_notes=candidate.repair_notes,
+        injected_fault=candidate.injected_fault,
         memory_limit_mb=inputs.memory_mb, timeout_s=round(timeout, 1), wall_s=result.wall_s,
         cpu_s=result.cpu_s, peak_mem_mb=result.peak_mem_mb, exit_code=result.exit_code,
         workdir=str(workdir),

@@ -22,6 +22,7 @@ from pipesmith.agents.schemas import (
     CandidateSpec,
     CodeExample,
     DataProfile,
+    Diagnosis,
     RepairRequest,
     RunInputs,
 )
@@ -221,7 +222,9 @@ class Coder:
                 continue
             if action == "redraft" or diagnosis.line is None or action == REPLAY:
                 return Candidate(id=candidate_id, name=failed.name, phase="repair", code=code,
-                                 parent=failed.id, spec=spec, repair_action=action)
+                                 parent=failed.id, spec=spec, repair_action=action,
+                                 repair_notes=self._notes(action, failed.code, code,
+                                                          diagnosis))
             patched.append((action, code))
         if not patched:
             return None
@@ -229,7 +232,16 @@ class Coder:
         action, code = next(((a, c) for a, c in patched
                              if touches(failed.code, c, diagnosis.line)), patched[0])
         return Candidate(id=candidate_id, name=failed.name, phase="repair", code=code,
-                         parent=failed.id, spec=failed.spec, repair_action=action)
+                         parent=failed.id, spec=failed.spec, repair_action=action,
+                         repair_notes=self._notes(action, failed.code, code, diagnosis))
+
+    @staticmethod
+    def _notes(action: str, before: str, after: str, diagnosis: Diagnosis) -> list[str]:
+        """What a lossy patch lost (a dropped keyword), so the repair is reported partial."""
+        if action in ("redraft", REPLAY):
+            return []
+        return repairs.caveats(action, f"{diagnosis.taxonomy_class}.{diagnosis.subclass}",
+                               before, after, diagnosis)
 
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
                  inputs: RunInputs, strategy: str = "caruana",

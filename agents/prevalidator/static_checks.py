@@ -66,6 +66,28 @@ def _import(module: str):
         return _MISSING
 
 
+def lookup(obj, name: str):
+    """obj.name, or _MISSING. Never raises: a module's `__getattr__` may raise ImportError for
+    a removed name (scikit-learn's `load_boston`), which `hasattr` does not catch."""
+    try:
+        return getattr(obj, name)
+    except Exception:
+        return _MISSING
+
+
+def removal_message(obj, name: str) -> str | None:
+    """What the library says when `name` is asked of it and it raises something other than
+    AttributeError (a removal notice), first line only."""
+    try:
+        getattr(obj, name)
+    except AttributeError:
+        return None
+    except Exception as exc:
+        return next((ln.strip() for ln in str(exc).splitlines() if ln.strip()),
+                    type(exc).__name__)
+    return None
+
+
 def resolve(node: ast.expr, names: dict[str, str]):
     """The installed object an expression names (only inside CHECKED_PACKAGES), or _MISSING."""
     if isinstance(node, ast.Name):
@@ -77,7 +99,7 @@ def resolve(node: ast.expr, names: dict[str, str]):
             return _MISSING
         obj = _import(module)
         if attr and obj is not _MISSING:
-            obj = getattr(obj, attr, _MISSING)
+            obj = lookup(obj, attr)
             if obj is _MISSING:
                 obj = _import(f"{module}.{attr}")
         return obj
@@ -85,7 +107,7 @@ def resolve(node: ast.expr, names: dict[str, str]):
         base = resolve(node.value, names)
         if base is _MISSING or not (inspect.ismodule(base) or inspect.isclass(base)):
             return _MISSING
-        found = getattr(base, node.attr, _MISSING)
+        found = lookup(base, node.attr)
         if found is _MISSING and inspect.ismodule(base):
             found = _import(f"{base.__name__}.{node.attr}")
         return found
@@ -101,7 +123,13 @@ def check_imported_names(tree: ast.AST) -> list[Issue]:
             if module is _MISSING:
                 continue
             for alias in node.names:
-                if alias.name != "*" and not hasattr(module, alias.name) and \
+                removed = removal_message(module, alias.name)
+                if removed:  # the library's own removal notice: an API removal
+                    issues.append(Issue(
+                        taxonomy_class="api", subclass="removed_function", line=node.lineno,
+                        message=f"cannot import name '{alias.name}' from '{node.module}': "
+                                f"{removed}"))
+                elif alias.name != "*" and lookup(module, alias.name) is _MISSING and \
                         _import(f"{node.module}.{alias.name}") is _MISSING:
                     issues.append(Issue(
                         taxonomy_class="import", subclass="version_conflict", line=node.lineno,
@@ -116,11 +144,14 @@ def check_attributes(tree: ast.AST) -> list[Issue]:
     for node in walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             base = resolve(node.value, names)
-            if inspect.ismodule(base) and not hasattr(base, node.attr) and \
+            if inspect.ismodule(base) and lookup(base, node.attr) is _MISSING and \
                     _import(f"{base.__name__}.{node.attr}") is _MISSING:
+                removed = removal_message(base, node.attr)  # the library's removal notice
                 issues.append(Issue(
-                    taxonomy_class="api", subclass="removed_attribute", line=node.lineno,
-                    message=f"module '{base.__name__}' has no attribute '{node.attr}'"))
+                    taxonomy_class="api", line=node.lineno,
+                    subclass="removed_function" if removed else "removed_attribute",
+                    message=f"module '{base.__name__}' has no attribute '{node.attr}'"
+                            + (f": {removed}" if removed else "")))
     return issues
 
 

@@ -30,9 +30,11 @@ from pipesmith.agents.repair.patches import (
 from pipesmith.agents.repair.patches.editing import RepairContext, message_text
 from pipesmith.agents.schemas import Diagnosis
 
-__all__ = ["RULES", "RepairContext", "Rule", "actions_for", "apply", "rule_for"]
+__all__ = ["RULES", "RepairContext", "Rule", "actions_for", "apply", "caveats", "rule_for"]
 
 Patch = Callable[[str, Diagnosis, RepairContext], "str | None"]
+# (code before, code after, diagnosis) -> what the patch could not carry over, in words
+Caveat = Callable[[str, str, "Diagnosis | None"], list[str]]
 OWN = "derived"  # knowledge derived from the installed libraries or the code itself
 
 
@@ -43,6 +45,7 @@ class Rule:
     patch: Patch
     trigger: str = ""  # a regex on the failure's summary and evidence; "" = any failure
     source: str = OWN  # a URL, or "derived" (signatures, messages, the code itself)
+    caveat: Caveat | None = None  # a lossy patch says what it lost; its repair is partial
 
 
 R = Rule
@@ -69,7 +72,8 @@ RULES: tuple[Rule, ...] = (
       r"cannot import name"),
     R("api.unexpected_keyword", "migrate_api", migrations.migrate_api, source=MIGRATIONS),
     R("api.unexpected_keyword", "fix_keyword", api_drift.fix_keyword,
-      r"unexpected keyword argument|not recognized|Unrecognized keyword"),
+      r"unexpected keyword argument|not recognized|Unrecognized keyword",
+      caveat=api_drift.dropped_keywords),
     R("api.invalid_parameter", "migrate_api", migrations.migrate_api, source=MIGRATIONS),
     R("api.invalid_parameter", "fix_parameter_value", api_drift.fix_parameter_value),
     R("api.removed_attribute", "migrate_api", migrations.migrate_api, source=MIGRATIONS),
@@ -84,7 +88,11 @@ RULES: tuple[Rule, ...] = (
     R("data_flow.train_validation_mismatch", "align_features", data_flow.align_features),
     R("data_flow.train_validation_mismatch", "encode_categoricals",
       data_flow.encode_categoricals),
+    R("data_flow.nan_input", "fill_missing_categories", data_flow.fill_missing_categories,
+      r"NaN values should be converted to string"),
     R("data_flow.nan_input", "add_imputation", data_flow.add_imputation),
+    R("data_flow.label_encoding", "encode_labels", data_flow.encode_labels,
+      r"Invalid classes inferred from unique values"),
     R("data_flow.dtype", "densify", data_flow.densify, r"[Ss]parse (data|matrix) was passed"),
     R("data_flow.dtype", "encode_categoricals", data_flow.encode_categoricals),
     R("data_flow.small_class", "relax_split", data_flow.relax_split),
@@ -139,6 +147,13 @@ def apply(action: str, code: str, diagnosis: Diagnosis | None,
     except (SyntaxError, ValueError, LookupError, TypeError, ImportError):
         return None
     return new
+
+
+def caveats(action: str, key: str | None, before: str, after: str,
+            diagnosis: Diagnosis | None) -> list[str]:
+    """What the row's patch lost in turning `before` into `after` (empty: a faithful edit)."""
+    rule = rule_for(action, key)
+    return rule.caveat(before, after, diagnosis) if rule and rule.caveat else []
 
 
 def markdown() -> str:

@@ -36,7 +36,8 @@ def repair(
 
     A module is scored by the harness on the data; a script succeeds when it exits 0.
     Writes the repaired file, a unified diff and report.json to --out. Exit 0 when the
-    final version works, 1 when it does not, 2 for bad input."""
+    final version works, 1 when it does not or when a repair had to drop something to make
+    it work (status partial: the lines "dropped keyword ..." say what), 2 for bad input."""
     from pipesmith.api import repair as repair_code
     from pipesmith.settings import Settings
 
@@ -60,8 +61,10 @@ def repair(
     where = report.repaired_file or "unchanged"
     Console().print(f"{report.status} after {report.rounds_used} round(s): {where}",
                     soft_wrap=True, highlight=False)
+    for note in report.notes:  # a partial repair: what the working code no longer does
+        err.print(note, highlight=False, soft_wrap=True)
     err.print(f"stopped: {report.stop_reason}", highlight=False, soft_wrap=True)
-    raise typer.Exit(0 if report.final_success else 1)
+    raise typer.Exit(0 if report.final_success and not report.notes else 1)
 
 
 def register(app: typer.Typer) -> None:

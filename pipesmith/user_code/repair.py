@@ -40,9 +40,11 @@ class RepairAttempt(BaseModel):
     id: str
     status: str
     repair_action: str | None
+    parent: str | None = None  # the attempt this one repairs
     diagnosis: Diagnosis | None
     score: float | None = None
     wall_s: float = 0.0
+    repair_notes: list[str] = []  # what the repair lost ("dropped keyword X: ...")
 
 
 class RepairReport(BaseModel):
@@ -50,13 +52,16 @@ class RepairReport(BaseModel):
 
     file: str
     mode: Literal["module", "script"]
-    status: str  # "repaired", "already_working" or "failed"
+    # "repaired", "partial" (it runs, but a repair dropped something: `notes` says what),
+    # "already_working" or "failed"
+    status: str
     final_success: bool
     rounds_used: int
     stop_reason: str  # why the loop stopped, in words
     attempts: list[RepairAttempt]
     repaired_file: str | None
     diff_file: str | None
+    notes: list[str] = []  # what the repairs behind the final code lost; non-empty: partial
 
 
 def is_module(code: str) -> bool:
@@ -160,8 +165,9 @@ def _run_loop(state: dict, sandbox: Sandbox, kb, rounds: int,
 
 def _summary(attempt: Attempt) -> RepairAttempt:
     return RepairAttempt(id=attempt.id, status=attempt.status, diagnosis=attempt.diagnosis,
+                         parent=attempt.parent,
                          repair_action=attempt.repair_action, score=attempt.score,
-                         wall_s=attempt.wall_s)
+                         wall_s=attempt.wall_s, repair_notes=attempt.repair_notes)
 
 
 def _repair_records(run_id: str, path: Path, attempts: list[RepairAttempt],
@@ -187,10 +193,21 @@ def _repair_records(run_id: str, path: Path, attempts: list[RepairAttempt],
     return records
 
 
+def lineage_notes(attempts: list[RepairAttempt]) -> list[str]:
+    """What the repairs the final code descends from lost (a redraft starts afresh)."""
+    by_id = {a.id: a for a in attempts}
+    chain, at = [], attempts[-1] if attempts else None
+    while at is not None:
+        chain.append(at)
+        at = by_id.get(at.parent) if at.parent and at.repair_action != "redraft" else None
+    return [note for a in reversed(chain) for note in a.repair_notes]
+
+
 def _write(path: Path, out: Path, mode: str, original: str, final: str,
            attempts: list[RepairAttempt], stop_reason: str) -> RepairReport:
     success = attempts[-1].diagnosis is None
     changed = final != original
+    notes = lineage_notes(attempts)
     repaired_file = diff_file = None
     if changed:
         repaired_file, diff_file = out / path.name, out / f"{path.stem}.diff"
@@ -200,7 +217,8 @@ def _write(path: Path, out: Path, mode: str, original: str, final: str,
             f"a/{path.name}", f"b/{path.name}")))
     report = RepairReport(
         file=str(path), mode=mode,
-        status="failed" if not success else "repaired" if changed else "already_working",
+        status="failed" if not success else "already_working" if not changed
+        else "partial" if notes else "repaired", notes=notes,
         final_success=success, rounds_used=len(attempts) - 1, stop_reason=stop_reason,
         attempts=attempts,
         repaired_file=str(repaired_file) if repaired_file else None,

@@ -15,6 +15,7 @@ import warnings
 from pipesmith.agents.prevalidator.static_checks import imported_names
 from pipesmith.agents.repair.patches.editing import (
     RepairContext,
+    callee_name,
     edit_keyword,
     find_calls,
     import_alias,
@@ -135,10 +136,20 @@ def replace_import(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str |
     return replace_nodes(code, edits) if edits else None
 
 
+# The library's own words naming a keyword's successor ("'lr' was renamed to 'learning_rate'",
+# "use `sep` instead").
+SUCCESSOR = (re.compile(r"renamed to [`'\"]?(\w+)"),
+             re.compile(r"[Uu]se [`'\"]?(\w+)[`'\"]? instead"))
+
+
 def fix_keyword(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
-    """Rename a keyword to the closest parameter the installed callable takes, else drop it."""
+    """Rename a keyword to what the library's message names as its successor, else to the
+    closest parameter of the installed callable's signature; with neither, drop it (the
+    code then runs, but without what the keyword did: `dropped_keywords` reports it and the
+    repair is only partial)."""
+    message = message_text(diagnosis)
     found = re.search(r"(\w+)(?:\.__init__)?\(\) got an unexpected keyword argument '(\w+)'",
-                      message_text(diagnosis))
+                      message)
     if not found:
         return None
     callee, keyword = found.groups()
@@ -146,8 +157,24 @@ def fix_keyword(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | No
     if not any(kw.arg == keyword for c in find_calls(tree, callee) for kw in c.keywords):
         callee = None  # the message named a base class or a wrapper; fix every such call
     params = parameters(resolve(tree, callee)) if callee else []
-    close = difflib.get_close_matches(keyword, params, n=1, cutoff=0.6)
+    named = [m.group(1) for p in SUCCESSOR for m in p.finditer(message)
+             if m.group(1) != keyword and (not params or m.group(1) in params)]
+    close = named or difflib.get_close_matches(keyword, params, n=1, cutoff=0.6)
     return edit_keyword(code, tree, callee, keyword, new_name=close[0] if close else None)
+
+
+def dropped_keywords(before: str, after: str, diagnosis: Diagnosis | None) -> list[str]:
+    """The keywords a patch removed from a call without putting another in their place."""
+    def keywords(code: str) -> set[tuple[str, str]]:
+        return {(callee_name(c), kw.arg) for c in find_calls(ast.parse(code))
+                for kw in c.keywords if kw.arg}
+
+    old, new = keywords(before), keywords(after)
+    renamed = {callee for callee, _ in new - old}
+    why = diagnosis.summary.splitlines()[0][:160] if diagnosis else "rejected"
+    return [f"dropped keyword {kw} from {callee}(): {why}; neither the installed signature "
+            f"nor the library's message names what it became, so what it did is lost"
+            for callee, kw in sorted(old - new) if callee not in renamed]
 
 
 def fix_parameter_value(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:

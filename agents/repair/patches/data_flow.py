@@ -263,3 +263,83 @@ def densify(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
             edits.append((call, inner[:-1] + (", " if call.args or call.keywords else "")
                           + "sparse_output=False)"))
     return replace_nodes(code, edits) if edits else None
+
+
+# --- labels and missing categories the boosting libraries refuse -----------------------------
+
+_LABELS_HELPER = '''
+from sklearn.base import BaseEstimator as _PipesmithBase
+from sklearn.base import ClassifierMixin as _PipesmithClassifier
+
+
+class PipesmithLabelEncoded(_PipesmithClassifier, _PipesmithBase):
+    """Added by pipesmith's repair: the estimator is fitted on the labels encoded as
+    0..k-1 (XGBoost takes no others) and predicts the original labels."""
+
+    def __init__(self, estimator=None):
+        self.estimator = estimator
+
+    def fit(self, X, y, **fit_params):
+        from sklearn.base import clone
+        from sklearn.preprocessing import LabelEncoder
+
+        self.encoder_ = LabelEncoder().fit(y)
+        self.classes_ = self.encoder_.classes_
+        self.estimator_ = clone(self.estimator).fit(X, self.encoder_.transform(y),
+                                                    **fit_params)
+        return self
+
+    def predict(self, X):
+        import numpy as np
+
+        codes = np.asarray(self.estimator_.predict(X)).ravel().astype(int)
+        return self.encoder_.inverse_transform(codes)
+
+    def predict_proba(self, X):
+        return self.estimator_.predict_proba(X)
+
+
+def _pipesmith_encode_labels(estimator):
+    return PipesmithLabelEncoded(estimator)
+'''
+
+
+def encode_labels(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
+    """Labels the classifier refuses (XGBoost: "Invalid classes inferred", it wants 0..k-1):
+    encode them with a LabelEncoder before fit and decode the predictions."""
+    if "_pipesmith_encode_labels(" in code:
+        return None
+    return wrap_returns(code, "_pipesmith_encode_labels", _LABELS_HELPER)
+
+
+_TEXT_NAN_HELPER = '''
+def _pipesmith_fill_text_nan(X):
+    """Added by pipesmith's repair: missing values in text columns become the string "nan",
+    as CatBoost asks of categorical features ("NaN values should be converted to string")."""
+    import pandas as pd
+
+    if not isinstance(X, pd.DataFrame):
+        return X
+    X = X.copy()
+    for column in X.columns:
+        values = X[column]
+        if not (pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values)):
+            X[column] = values.astype(object).where(values.notna(), "nan")
+    return X
+
+
+def _pipesmith_text_nan(estimator):
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    fill = FunctionTransformer(_pipesmith_fill_text_nan)
+    return Pipeline([("pipesmith_text_nan", fill), ("estimator", estimator)])
+'''
+
+
+def fill_missing_categories(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
+    """NaN in categorical features, which CatBoost refuses: fill them with the string "nan"
+    in front of the estimator (numeric NaN is left to the model or add_imputation)."""
+    if "_pipesmith_text_nan(" in code:
+        return None
+    return wrap_returns(code, "_pipesmith_text_nan", _TEXT_NAN_HELPER)

@@ -107,6 +107,24 @@ CASES: dict[str, tuple[str, str, str]] = {
     "api.changed_return_type": ("iris", "classification",
                                 "def build_pipeline(task):\n"
                                 "    model, params = LogisticRegression()\n    return model\n"),
+    "api.positional_arguments": ("iris", "classification",
+                                 "def build_pipeline(task):\n"
+                                 "    return LogisticRegression('l2', False)\n"),
+    # A boosting library's own exception (skipped where the library is not installed).
+    "library.lightgbm": ("iris", "classification",
+                         "def build_pipeline(task):\n    from lightgbm import LGBMClassifier\n"
+                         "    return LGBMClassifier(objective='nonsense', verbose=-1)\n"),
+    "library.xgboost": ("iris", "classification",
+                        "def build_pipeline(task):\n    from xgboost import XGBClassifier\n"
+                        "    return XGBClassifier(n_estimators=5, tree_method='nonsense')\n"),
+    "library.catboost": ("iris", "classification",
+                         "def build_pipeline(task):\n    from catboost import CatBoostClassifier\n"
+                         "    return CatBoostClassifier(iterations=5, verbose=0, "
+                         "allow_writing_files=False,\n"
+                         "                              loss_function='nonsense')\n"),
+    "io.unpickling": ("iris", "classification",
+                      "def build_pipeline(task):\n    import pickle\n"
+                      "    return pickle.loads(b'not a pickle')\n"),
     "api.removed_function": ("iris", "classification",
                              "def build_pipeline(task):\n    import torch\n"
                              "    torch.matrix_rank(torch.eye(3))\n"),
@@ -244,6 +262,8 @@ def test_each_subclass_is_diagnosed_from_a_real_failure(key, sandbox, tmp_path):
         pytest.skip("the pids cgroup controller is not writable here")
     if key == "sandbox_policy.network_denied" and not sandbox.isolate_network:
         pytest.skip("no network namespace here: the case would try a real connection")
+    if key.startswith("library."):
+        pytest.importorskip(key.split(".", 1)[1])
     uses_torch = key.startswith("neural.") or key == "api.removed_function"
     if uses_torch and not backends.available("torch"):
         pytest.skip("PyTorch is not installed")
