@@ -12,11 +12,12 @@ import pytest
 pytestmark = pytest.mark.slow
 
 XGBOOST_LABELS = """\
-from sklearn.datasets import load_iris
+from sklearn.datasets import make_classification
 from sklearn.model_selection import train_test_split
 from xgboost import XGBClassifier
 
-X, y = load_iris(return_X_y=True)
+X, y = make_classification(n_samples=150, n_features=4, n_informative=3, n_redundant=0,
+                           n_classes=3, random_state=0)
 y = y + 1  # classes numbered from 1, as in the source data
 X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0, stratify=y)
 model = XGBClassifier(n_estimators=20, max_depth=3)

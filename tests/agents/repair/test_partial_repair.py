@@ -27,9 +27,9 @@ def test_dropped_keyword_makes_the_repair_partial(tmp_path):
     script = tmp_path / "early.py"
     script.write_text(
         "from lightgbm import LGBMClassifier\n"
-        "from sklearn.datasets import load_breast_cancer\n"
+        "from sklearn.datasets import make_classification\n"
         "from sklearn.model_selection import train_test_split\n\n"
-        "X, y = load_breast_cancer(return_X_y=True)\n"
+        "X, y = make_classification(n_samples=400, random_state=0)\n"
         "X_tr, X_va, y_tr, y_va = train_test_split(X, y, random_state=0)\n"
         "model = LGBMClassifier(n_estimators=50, verbose=-1)\n"
         "model.fit(X_tr, y_tr, eval_set=[(X_va, y_va)], early_stopping_rounds=5)\n"
