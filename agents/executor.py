@@ -72,8 +72,7 @@ class Executor:
             warm = self._warm
         return warm if warm is not None and same_plan(warm.key, inputs) else None
 
-    def _warm_folds(self, dev: pd.DataFrame, inputs: RunInputs, folds, workdir: Path,
-                    threads: int):
+    def _warm_folds(self, dev: pd.DataFrame, inputs: RunInputs, folds, threads: int):
         """The warm workers of this fold plan; those of another plan (K changed) are
         stopped. None when they cannot start (the fold jobs run as before)."""
         from pipesmith.agents.warm_folds import WarmFolds, key_of
@@ -116,18 +115,10 @@ class Executor:
         threads = max(1, inputs.n_jobs // workers)
         if self.warm and len(folds) > 1 and not sample_rows and \
                 inputs.task_type != "clustering" and inputs.out_dir:
-            warm = self._warm_folds(dev, inputs, folds, workdir, threads)
+            warm = self._warm_folds(dev, inputs, folds, threads)
             fitted = warm.fit(candidate, jobs, timeout_s, workers) if warm else None
             if fitted is not None:
-                result, fold_wall_s = fitted
-                if not result.ok:
-                    return result, None
-                try:
-                    metrics = self._score_folds(dev, folds, jobs, inputs, workdir)
-                except referee.ContractViolation as exc:
-                    return contract_failure(result, str(exc)), None
-                metrics["fold_wall_s"] = round(fold_wall_s, 3)
-                return result, metrics
+                return self._scored(*fitted, dev, folds, jobs, inputs, workdir)
         for folder, fold in zip(jobs, folds, strict=True):  # a fold job per fold
             referee.write_fold(folder, dev, inputs.target, fold, inputs.task_type)
 
@@ -154,14 +145,22 @@ class Executor:
         pool.shutdown()
         merged = merge_results(results, time.perf_counter() - started,
                                first_failure[0] if first_failure else None)
-        if not merged.ok:
-            return merged, None
+        return self._scored(merged, max(r.wall_s for r in results), dev, folds, jobs, inputs,
+                            workdir)
+
+    def _scored(self, result: ExecResult, fold_wall_s: float, dev: pd.DataFrame, folds,
+                jobs: list[Path], inputs: RunInputs,
+                workdir: Path) -> tuple[ExecResult, dict | None]:
+        """The referee's verdict on the folds' predictions, whichever way they were made;
+        `fold_wall_s`: what one fold costs as a fresh job (the refit's reserve)."""
+        if not result.ok:
+            return result, None
         try:
             metrics = self._score_folds(dev, folds, jobs, inputs, workdir)
         except referee.ContractViolation as exc:
-            return contract_failure(merged, str(exc)), None
-        metrics["fold_wall_s"] = round(max(r.wall_s for r in results), 3)
-        return merged, metrics
+            return contract_failure(result, str(exc)), None
+        metrics["fold_wall_s"] = round(fold_wall_s, 3)
+        return result, metrics
 
     def run_script(self, candidate: Candidate, workdir: Path, timeout_s: float,
                    memory_mb: int, disk_mb: int) -> ExecResult:

@@ -49,7 +49,6 @@ class WarmFolds:
         deadline = time.monotonic() + LIFETIME_FACTOR * inputs.budget_s + LIFETIME_SLACK_S
         self.pool = WorkerPool(sandbox, files, folder, job, memory_mb=inputs.memory_mb,
                                disk_mb=inputs.disk_mb, deadline=deadline)
-        self.start_s = 0.0  # seconds spent starting the workers
 
     def fit(self, candidate: Candidate, jobs: list[Path], timeout_s: float,
             workers: int) -> tuple[ExecResult, float] | None:
@@ -59,10 +58,8 @@ class WarmFolds:
         budget keeps for the refit). A fold past its time limit makes the result a timeout;
         None when a fold failed otherwise: the caller runs the candidate as fold jobs."""
         module = self.pool.module(candidate.id, candidate.code)
-        began = time.perf_counter()
         if not self.pool.start(workers):  # the first fit starts them (once per run)
             return None
-        self.start_s += time.perf_counter() - began
         started = time.perf_counter()  # the fits alone: what the next candidate will cost
 
         def one(k: int) -> tuple[dict, dict]:
