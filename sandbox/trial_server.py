@@ -67,7 +67,7 @@ def _child(fold: Fold, request: dict) -> None:
         os._exit(status)
 
 
-def _wait(pid: int, timeout_s: float) -> tuple[int | None, dict]:
+def wait_child(pid: int, timeout_s: float) -> tuple[int | None, dict]:
     """The child's wait status (None when it outlived `timeout_s`: then it is killed) and
     what it used (CPU seconds, peak resident memory)."""
     deadline = time.monotonic() + max(0.0, timeout_s)
@@ -97,7 +97,7 @@ def run_one(fold: Fold, request: dict) -> tuple[dict, bytes]:
     pid = os.fork()
     if pid == 0:
         _child(fold, request)
-    status, usage = _wait(pid, float(request.get("timeout_s", 3600)))
+    status, usage = wait_child(pid, float(request.get("timeout_s", 3600)))
     result = fold.out / RESULT.format(id=tid)
     arrays = fold.out / f"trial_{tid}.npz"
     try:

@@ -49,16 +49,11 @@ def predict(
 
     Output: one row per input row, in the input's order, with a `prediction` column and, for classifiers, one `proba_<class>` column per class (CSV on stdout unless --out is given).
 
-    The rows are checked against the run's schema (schema.json) first: a missing feature column, a value that cannot be converted to the column's type, an empty file or a folder without a model is an error (exit 2, nothing written); extra columns are ignored with a note on stderr. The model needs the libraries it was trained with, e.g. the torch extra of pipesmith for a torch run.
+    The rows are checked against the run's schema (schema.json) first: a missing feature column, a value that cannot be converted to the column's type, an empty file or a folder without a model is an error (exit 2, nothing written); extra columns are ignored with a note on stderr. The model is applied inside the sandbox (it is generated code: a pickle can run code when loaded), so it needs the libraries it was trained with, e.g. the torch extra of pipesmith for a torch run, and bubblewrap.
     """
     from pipesmith.core.datasets import load_file
-    from pipesmith.core.model_io import (
-        apply_model,
-        check_frame,
-        load_model,
-        model_path,
-        read_schema,
-    )
+    from pipesmith.core.model_host import predict_run
+    from pipesmith.core.model_io import check_frame, model_path, read_schema
 
     try:
         model_path(run_dir)
@@ -66,7 +61,7 @@ def predict(
         X, ignored = check_frame(schema, load_file(data, None).frame)
         if out is not None:
             _check_out(out, data)
-        predictions = apply_model(load_model(run_dir), schema, X)
+        predictions = predict_run(run_dir, X, schema)  # applied in the sandbox
     except InputError as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None

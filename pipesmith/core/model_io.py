@@ -8,8 +8,9 @@ anywhere) by value, with cloudpickle. "Installed" is read from where a module's 
 (under the interpreter's prefix or site-packages), not from package metadata, which costs
 0.2-1 s to read. The feature schema (schema.json, written when the
 data is prepared) says which columns the model takes and of what type, so predict() can
-check new rows before the model sees them. Loading a model runs pickle: load only models
-you trust.
+check new rows before the model sees them. Loading a model runs pickle, which can run the
+code that made it: pipesmith never loads one itself; pipesmith/core/model_host.py applies
+it in the sandbox. `apply_model` is what a bundle's predict.py runs in its container.
 """
 
 from __future__ import annotations
@@ -134,22 +135,6 @@ def model_path(run_dir: str | Path) -> Path:
         raise InputError(f"{run_dir} has no {MODEL_FILE}: not a pipesmith run folder, or a run "
                          "that found no working pipeline")
     return path
-
-
-def load_model(run_dir: str | Path):
-    """The fitted model of a run folder (its model.joblib)."""
-    import joblib
-
-    path = model_path(run_dir)
-    try:
-        return joblib.load(path)
-    except ModuleNotFoundError as exc:
-        extra = {"torch": "torch", "tensorflow": "tensorflow", "keras": "tensorflow"}.get(
-            (exc.name or "").partition(".")[0])
-        hint = f'; pip install "pipesmith[{extra}]"' if extra else ""
-        raise InputError(f"cannot load {path}: {exc}{hint}") from None
-    except Exception as exc:  # a truncated or foreign file
-        raise InputError(f"cannot load {path}: {type(exc).__name__}: {exc}") from None
 
 
 # --- the feature schema ------------------------------------------------------------------
@@ -280,9 +265,11 @@ def predict(run_dir: str | Path, frame: pd.DataFrame) -> pd.DataFrame:
     `prediction` column and, for classifiers, one `proba_<class>` column per class. The
     target column may be present; it is ignored. Raises InputError for rows that do not
     fit the run's schema or a folder without a model."""
+    from pipesmith.core.model_host import predict_run
+
     model_path(run_dir)
     schema = read_schema(run_dir)
     X, ignored = check_frame(schema, frame)
     if ignored:
         log.info("predict.ignored_columns", columns=ignored)
-    return apply_model(load_model(run_dir), schema, X)
+    return predict_run(run_dir, X, schema)  # in the sandbox: the model is generated code

@@ -2,17 +2,17 @@
 
 POST /predict with {"rows": [{column: value, ...}, ...]} answers
 {"predictions": [...], "errors": [{"row", "column", "problem"}, ...]}: one prediction
-({"prediction": ..., "proba_<class>": ...}, computed by the same predict_frame as the bundle's
-predict.py) per row, null for a row the model cannot take, whose problems are in `errors`
-(pipesmith/serve/rows.py). Every error answer has that shape. GET /health says the server is
-up and which model it serves.
+({"prediction": ..., "proba_<class>": ...}, checked by the same model_io.check_frame as the
+bundle's predict.py, and predicted by a sandboxed model worker: the model is generated code,
+never loaded in the server's process) per row, null for a row the model cannot take, whose
+problems are in `errors` (pipesmith/serve/rows.py). Every error answer has that shape.
+GET /health says the server is up and which model it serves.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,44 +37,64 @@ class Rows(BaseModel):
 @dataclass(frozen=True)
 class Predictor:
     """What the server answers with: the feature schema (pipesmith.core.model_io.FeatureSchema),
-    the columns a row must carry, and rows -> predictions (raising a ValueError, e.g.
-    InputError, for rows the model cannot take)."""
+    the columns a row must carry, rows -> predictions (raising a ValueError, e.g.
+    InputError, for rows the model cannot take), and what stops it."""
 
     name: str
     schema: Any
     required: list[str]
     predict: Callable[[Any], Any]
+    close: Callable[[], None] = lambda: None
 
 
 def _is_bundle(folder: Path) -> bool:
     return (folder / "predict.py").is_file() and (folder / "schema.json").is_file()
 
 
+def sandboxed_predictor(name: str, model: Path, schema) -> Predictor:
+    """The model applied by a sandboxed worker that lives as long as the server
+    (pipesmith/core/model_host.py): the model is generated code, never loaded here."""
+    from pipesmith.agents.search.trial_pool import library_imports
+    from pipesmith.core import model_io
+    from pipesmith.core.model_host import LIFETIME_S, ModelHost
+
+    host = ModelHost(model, schema, lifetime_s=LIFETIME_S,
+                     imports=("joblib", "pandas", *library_imports()))
+    try:
+        described = host.describe()
+    except BaseException:
+        host.close()
+        raise
+    if not described.predicts:
+        host.close()
+        raise InputError(f"{name}'s model cannot label new rows: it only clusters the rows it "
+                         "was fitted on")
+    read = set(described.read) if described.read is not None else None
+    return Predictor(name=name, schema=schema, required=required_columns(read, schema),
+                     predict=lambda frame: host.predict(model_io.check_frame(schema, frame)[0]),
+                     close=host.close)
+
+
 def bundle_predictor(folder: Path) -> Predictor:
-    """A bundle's own predict.py (imported under a name of its own) and vendored model_io."""
+    """A bundle's model (model/artifacts/model.joblib) and schema.json, checked and applied
+    as the bundle's predict.py does (both use pipesmith.core.model_io)."""
+    from pipesmith.core.model_io import FeatureSchema
+    from pipesmith.export.bundle_predict import MODEL_FILE
+
     folder = folder.resolve()
-    name = f"pipesmith_bundle_{abs(hash(str(folder)))}"
-    spec = importlib.util.spec_from_file_location(name, folder / "predict.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    model = module.load_model(folder)
-    schema = module.load_schema(folder / module.SCHEMA_FILE, folder)
-    return Predictor(name=folder.name, schema=schema, required=required_columns(model, schema),
-                     predict=lambda frame: module.predict_frame(model, frame, schema, folder))
+    if not (folder / MODEL_FILE).is_file():
+        raise InputError(f"{folder} has no {MODEL_FILE}: not a complete bundle")
+    schema = FeatureSchema.model_validate_json((folder / "schema.json").read_text())
+    return sandboxed_predictor(folder.name, folder / MODEL_FILE, schema)
 
 
 def run_predictor(run_dir: Path) -> Predictor:
-    """A run folder's model through pipesmith.core.model_io, as `pipesmith predict` applies it."""
+    """A run folder's model, applied as `pipesmith predict` applies it."""
     from pipesmith.core import model_io
 
-    model_io.model_path(run_dir)
-    model = model_io.load_model(run_dir)
-    schema = model_io.read_schema(run_dir)
-    return Predictor(name=Path(run_dir).resolve().name, schema=schema,
-                     required=required_columns(model, schema),
-                     predict=lambda frame: model_io.apply_model(
-                         model, schema, model_io.check_frame(schema, frame)[0]))
+    model = model_io.model_path(run_dir)
+    return sandboxed_predictor(Path(run_dir).resolve().name, model,
+                               model_io.read_schema(run_dir))
 
 
 def load_predictor(target: Path) -> Predictor:
@@ -165,4 +185,7 @@ def serve_predictions(predictor: Predictor, sock) -> None:
     log.info("serving", model=predictor.name, address=str(sock.getsockname()))
     server = uvicorn.Server(uvicorn.Config(create_app(predictor), log_level="warning",
                                            timeout_graceful_shutdown=2))
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    finally:
+        predictor.close()

@@ -65,7 +65,7 @@ def _unseen(column: Any, value: Any) -> str | None:
     return f"unseen category {value!r}; training saw: {shown}"
 
 
-def _read_by(estimator: Any) -> set[str] | None:
+def read_by(estimator: Any) -> set[str] | None:
     """The columns a fitted estimator reads, when its structure says so: a ColumnTransformer
     that drops the remainder and names its columns, first in a Pipeline, or in each member
     of a voting or stacking ensemble. None when it does not say (then every column counts)."""
@@ -84,18 +84,18 @@ def _read_by(estimator: Any) -> set[str] | None:
             read |= set(columns)
         return read
     if hasattr(estimator, "steps"):
-        return _read_by(estimator.steps[0][1])
+        return read_by(estimator.steps[0][1])
     members = getattr(estimator, "estimators_", None)
     if isinstance(members, list) and members:
-        parts = [_read_by(member) for member in members]
+        parts = [read_by(member) for member in members]
         return None if any(p is None for p in parts) else set().union(*parts)
     return None
 
 
-def required_columns(model: Any, schema: Any) -> list[str]:
-    """The schema's feature columns the model reads: the ones a request must carry. The
-    others (e.g. an ID column the pipeline drops) may be left out."""
-    read = _read_by(model)
+def required_columns(read: set[str] | None, schema: Any) -> list[str]:
+    """The schema's feature columns the model reads (`read`, from read_by; None: all of
+    them): the ones a request must carry. The others (e.g. an ID column the pipeline
+    drops) may be left out."""
     return [name for name in schema.names if read is None or name in read]
 
 
