@@ -14,9 +14,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from importlib.resources import files
@@ -35,6 +33,7 @@ log = structlog.get_logger(__name__)
 FORMATS = ("bundle", "mlflow")
 TELEMETRY_OFF = {"MLFLOW_DISABLE_TELEMETRY": "true", "DO_NOT_TRACK": "true"}
 SAMPLE_ROWS = 5
+EXPORT_JOB_S = 600.0  # a sandbox job of the export (probe, MLflow model)
 BUNDLE_MODULES = ("pipesmith.core.model_io",)  # predict.py checks and predicts with it
 TRAIN_WRAPPER = '''"""Retrain the exported pipeline on a table with the run's seed:
 python train.py --data TABLE [--target COLUMN] [--seed N] [--out model.joblib]
@@ -88,17 +87,20 @@ def export(run_dir: Path, out: Path, fmt: str = "bundle", force: bool = False) -
     return out
 
 
-def _env() -> dict[str, str]:
-    return os.environ | TELEMETRY_OFF
+def _in_sandbox(args: list[str], workdir: Path, what: str, model: Path) -> str:
+    """`python -m ARGS` as a sandbox job in `workdir`, the model readable: loading a model
+    runs the code that pickled it, so it is never loaded in this process. Its stdout, or an
+    InputError naming what failed."""
+    from pipesmith.core.model_host import model_sandbox, one_line
+    from pipesmith.sandbox.base import ExecJob
 
-
-def _module_run(args: list[str], what: str) -> str:
-    done = subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True,
-                          env=_env(), check=False)
-    if done.returncode != 0:
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise InputError(f"{what} failed: {tail}")
-    return done.stdout
+    result = model_sandbox().run(ExecJob(
+        command=[sys.executable, "-m", *args], workdir=workdir, timeout_s=EXPORT_JOB_S,
+        memory_mb=4096, disk_mb=2048, read_paths=(model.resolve(),), env=TELEMETRY_OFF))
+    if not result.ok:
+        tail = (result.stderr.strip().splitlines() or [result.detail or "no output"])[-1]
+        raise InputError(f"{what} failed in the sandbox ({result.status}): {one_line(tail)}")
+    return result.stdout
 
 
 def write_sample(source: RunSource, path: Path) -> Path:
@@ -111,9 +113,30 @@ def write_sample(source: RunSource, path: Path) -> Path:
 
 
 def probe(source: RunSource, scratch: Path, sample: Path) -> dict:
-    output = _module_run(["pipesmith.export.probe", str(source.model_path), str(scratch),
-                          str(sample)], "loading the run's model in a fresh interpreter")
-    return json.loads(output.strip().splitlines()[-1])
+    """What the model needs at predict time, measured in a sandbox job; the answer is
+    untrusted, so only well-formed names and plain values are kept."""
+    workdir = scratch / "probe"
+    workdir.mkdir()
+    shutil.copyfile(sample, workdir / sample.name)
+    output = _in_sandbox(["pipesmith.export.probe", str(source.model_path.resolve()), ".",
+                          sample.name], workdir, "loading the run's model", source.model_path)
+    try:
+        found = json.loads((output.strip().splitlines() or ["{}"])[-1])
+    except ValueError:
+        found = None
+    if not isinstance(found, dict):
+        raise InputError("loading the run's model in the sandbox gave no description")
+    return {"imported": _names(found.get("imported")), "globals": _names(found.get("globals")),
+            "steps": found.get("steps") if isinstance(found.get("steps"), list) else [],
+            "classes": found.get("classes") if isinstance(found.get("classes"), list) else []}
+
+
+def _names(values) -> list[str]:
+    """Module names from untrusted output: dotted identifiers only."""
+    if not isinstance(values, list):
+        return []
+    return sorted({v for v in values if isinstance(v, str) and len(v) < 200
+                   and all(part.isidentifier() for part in v.split("."))})
 
 
 def pipesmith_imports(code: str, module_level: bool = False) -> set[str]:
@@ -159,6 +182,19 @@ def vendor_pipesmith(modules: set[str], vendor: Path) -> list[str]:
     return codes
 
 
+def write_mlflow_model(source: RunSource, bundle: Path, scratch: Path, sample: Path,
+                       pins: dict[str, str]) -> None:
+    """bundle/model, written by a sandbox job (MLflow loads the model to check the example)
+    on a copy of the bundle; only its regular files come back."""
+    workdir = scratch / "mlflow"
+    shutil.copytree(bundle, workdir / "bundle")
+    shutil.copyfile(sample, workdir / sample.name)
+    (workdir / "pins.json").write_text(json.dumps(pins))
+    _in_sandbox(["pipesmith.export.mlflow_model", "bundle", str(source.model_path.resolve()),
+                 sample.name, "pins.json"], workdir, "writing the MLflow model", source.model_path)
+    shutil.copytree(workdir / "bundle" / "model", bundle / "model", symlinks=False)
+
+
 def check_versions(source: RunSource, pins: dict[str, str]) -> None:
     """The pins are the installed versions: they must be the ones the run used."""
     for name, used in source.report.versions.items():
@@ -195,9 +231,7 @@ def build(source: RunSource, bundle: Path, scratch: Path) -> None:
     shutil.copyfile(source.pipeline_path, bundle / "pipeline.py")
     (bundle / "train.py").write_text(TRAIN_WRAPPER)
     (bundle / "requirements.txt").write_text(export_requirements.requirements_text(pins))
-    (scratch / "pins.json").write_text(json.dumps(pins))
-    _module_run(["pipesmith.export.mlflow_model", str(bundle), str(source.model_path), str(sample),
-                 str(scratch / "pins.json")], "writing the MLflow model")
+    write_mlflow_model(source, bundle, scratch, sample, pins)
 
     python = source.report.versions.get("python", "3.11")
     dockerfile = export_docker.dockerfile(python)

@@ -7,6 +7,11 @@ OUTPUT` writes. The rows are checked against the schema first: a missing column,
 that cannot be converted to its column's training type, stops with one line naming the
 column and exit code 2, and nothing is written.
 
+It loads model/artifacts/model.joblib, a pickle of code pipesmith generated: loading it runs
+that code with this process's rights. Run it in the bundle's container (Dockerfile), not on a
+machine with secrets; `pipesmith predict` and `pipesmith serve` apply the model in their
+sandbox instead.
+
 This file is copied into every bundle as predict.py; inside pipesmith it is
 `pipesmith.export.bundle_predict`. The checking and predicting is pipesmith's own
 `pipesmith.core.model_io` (check_frame, apply_model), which the bundle carries in vendor/, so

@@ -39,6 +39,10 @@ def _limits(source: RunSource, spec: dict) -> str:
     if spec["scores"]["test"] is None:
         lines.append("- No untouched test score: this run predates the held-out test part, "
                      "so the only score is the one the pipeline was chosen on (optimistic).")
+    lines.append("- model/artifacts/model.joblib and pipeline.py are code pipesmith generated: "
+                 "loading the pickle or running the script runs that code. Run them in the "
+                 "bundle's container (Dockerfile), not on a machine with secrets; pipesmith "
+                 "itself only applies the model inside its sandbox.")
     lines.append(f"- Trained on {report.profile.n_rows} rows of {report.dataset}; rows unlike "
                  "these (new categories, other ranges) are predicted with less confidence.")
     return "\n".join(lines)

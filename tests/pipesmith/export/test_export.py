@@ -112,11 +112,30 @@ def made(tmp_path_factory):
 def test_export_and_mlflow_tracking_send_nothing_off_loopback(made):
     lines = (made / "net.log").read_text().splitlines()
     hooked = [line for line in lines if line.startswith("hook ")]
-    # the CLI processes and the subprocesses export starts (model probe, MLflow writer)
-    assert any("pipesmith.export.probe" in line for line in hooked), lines
-    assert any("pipesmith.export.mlflow_model" in line for line in hooked), lines
+    # the CLI processes; the model probe and the MLflow writer run as sandbox jobs (an
+    # allow-listed environment, without this hook, in a network namespace with no route out)
     assert sum("pipesmith.cli" in line for line in hooked) >= 2, lines  # run, export
+    assert not any("pipesmith.export.probe" in line for line in hooked), lines
     assert [line for line in lines if not line.startswith("hook ")] == []
+
+
+def test_export_never_loads_the_model_in_its_own_process(made, tmp_path):
+    """A model whose unpickling writes a file: exporting it (probe, MLflow model) and
+    serving it leave no trace on the host (its code ran in the sandbox)."""
+    import shutil
+
+    from pipesmith.core.model_io import save_model
+    from tests.pipesmith.core.test_model_host import Spy
+
+    run = tmp_path / "run"
+    shutil.copytree(made / "run", run)
+    marker = tmp_path / "host-marker"
+    save_model(Spy(str(marker)), run / "model.joblib")
+    done = cli("export", str(run), "--out", str(tmp_path / "bundle"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "bundle" / "model" / "MLmodel").is_file()
+    assert "runs that code" in (tmp_path / "bundle" / "MODEL_CARD.md").read_text()
+    assert not marker.exists()
 
 
 def test_bundle_predicts_in_a_fresh_venv_exactly_as_pipesmith_predict(made, tmp_path):
