@@ -2,8 +2,10 @@
 
 The container has no network (`network_disabled`), a read-only root, tmpfs scratch,
 memory/CPU/pids limits, all capabilities dropped, no-new-privileges, and runs as a
-non-root user; the workdir is the one writable bind mount (a size-capped tmpfs copy of
-it where this process may mount one, as in the local backend).
+non-root user; in host runtime mode pipesmith's seccomp filter is stacked on Docker's
+profile and the bundled data sets are hidden, as in the local backend. The workdir is the
+one writable bind mount (a size-capped tmpfs copy of it where this process may mount one,
+as in the local backend).
 
 Two image modes:
 - host runtime (default): a minimal image built with `docker import` from busybox-static
@@ -35,8 +37,15 @@ from pipesmith.sandbox.capture import CappedStream
 from pipesmith.sandbox.cgroups import RunGroups, writable
 from pipesmith.sandbox.container_sweep import owner_labels
 from pipesmith.sandbox.outcome import Outcome, files_changed, snapshot
-from pipesmith.sandbox.runtime import ETC_FILES, job_environment, runtime_read_paths
+from pipesmith.sandbox.runtime import (
+    ETC_FILES,
+    bundled_data_paths,
+    job_environment,
+    runtime_read_paths,
+)
 from pipesmith.sandbox.scratch import ScratchDisk, tmpfs_available
+from pipesmith.sandbox.seccomp import seccomp_available
+from pipesmith.sandbox.seccomp_exec import SETUP_FAILED
 
 log = structlog.get_logger(__name__)
 
@@ -61,6 +70,9 @@ class DockerSandbox:
         self.local_engine = (self.base_url or "unix://").startswith("unix://")
         self.account = self.local_engine and writable("pids") and writable("memory")
         self.limit_pids = self.limit_memory = True
+        # pipesmith's filter on top of Docker's profile, and the bundled data sets hidden,
+        # as in the local backend: both need the host's runtime (and so this package)
+        self.seccomp = host_runtime and seccomp_available()
         self._client = None
 
     def client(self):
@@ -107,7 +119,15 @@ class DockerSandbox:
         command = list(job.command)
         if not self.host_runtime and command and command[0] == sys.executable:
             command[0] = "python"
+        if self.seccomp:
+            command = [sys.executable, "-m", "pipesmith.sandbox.seccomp_exec", *command]
         return command
+
+    def _tmpfs(self) -> dict[str, str]:
+        """/tmp, and an empty read-only page over each bundled data set (sandbox/runtime.py):
+        a model must not look its rows up in the library's copy."""
+        hidden = bundled_data_paths() if self.host_runtime else []
+        return {"/tmp": f"size={TMPFS_MB}m", **{str(p): "size=4k,mode=0555" for p in hidden}}
 
     def run(self, job: ExecJob) -> ExecResult:
         workdir = job.workdir.resolve()
@@ -161,7 +181,7 @@ class DockerSandbox:
                 self.image, self._command(job), working_dir=str(workdir),
                 environment=job_environment(job), user=self._user(),
                 network_disabled=True, read_only=True,
-                tmpfs={"/tmp": f"size={TMPFS_MB}m"}, shm_size=f"{TMPFS_MB}m",
+                tmpfs=self._tmpfs(), shm_size=f"{TMPFS_MB}m",
                 volumes=self._volumes(job, workdir, source),
                 mem_limit=memory, memswap_limit=memory, pids_limit=job.max_pids or -1,
                 nano_cpus=int(self.cpus * 1e9) if self.cpus else None,
@@ -213,6 +233,8 @@ class DockerSandbox:
         code = int(status.get("StatusCode", state.get("ExitCode", -1)))
         outcome.wrapped = True  # Docker reports a death by signal N as 128+N
         outcome.set_exit_code(code)
+        if code == 125 and SETUP_FAILED in outcome.stderr.text():  # no filter: not the job's
+            outcome.infra = outcome.stderr.text().strip()[:300]
         return outcome
 
 

@@ -8,11 +8,9 @@ job costs little more than the harness's own start and the module stays under a 
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import stat
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +21,6 @@ from pipesmith.agents.executor import Executor
 from pipesmith.agents.schemas import Candidate
 from pipesmith.core import referee
 from pipesmith.core.metrics import get_metric
-from pipesmith.sandbox.base import ExecJob
 from pipesmith.sandbox.safe_files import UnsafeFile, copy_regular
 from tests.conftest import make_inputs
 
@@ -302,23 +299,6 @@ out["sklearn_data"] = sorted(os.listdir(os.path.join(sklearn, "datasets", "data"
 out["sqlite_memory"] = sqlite3.connect(":memory:").execute("select 1").fetchone()[0]
 print(json.dumps(out))
 '''
-
-
-def test_the_channels_between_jobs_are_closed(sandbox, tmp_path):
-    """Issue #26, 4: record locks on a shared read-only file, page-cache residency and file
-    events reach from one job to another; each primitive fails with EPERM in a job (and the
-    ordinary calls beside them still work)."""
-    (tmp_path / "main.py").write_text(CHANNELS)
-    result = sandbox.run(ExecJob(command=[sys.executable, "main.py"], workdir=tmp_path,
-                                 timeout_s=60))
-    assert result.ok, result.stderr[-2000:]
-    seen = json.loads(result.stdout.strip().splitlines()[-1])
-    if getattr(sandbox, "seccomp", False):
-        denied = ("flock", "lockf", "ofd_lock", "dnotify", "fadvise", "readahead", "mincore",
-                  "cachestat", "preadv2_nowait", "inotify_init1", "io_uring_setup")
-        assert {name: seen[name] for name in denied} == dict.fromkeys(denied, "EPERM")
-    assert seen["fcntl_getfl"] == seen["pread"] == "allowed" and seen["sqlite_memory"] == 1
-    assert seen["sklearn_data"] == []
 
 
 def test_anything_scoring_raises_is_the_candidates_contract_error():

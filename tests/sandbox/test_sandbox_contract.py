@@ -375,3 +375,23 @@ def test_a_real_candidate_trains_through_the_harness(backend, tmp_path):
     assert result.status == "ok", result.stderr[-800:]
     assert metrics is not None and metrics["score"] > 0.8
     assert "predictions.npz" in result.files  # what the last fold job returned
+
+
+def test_the_channels_between_jobs_are_closed(backend, workdir):
+    """Issue #26, 4 and 5: record locks on a shared read-only file, page-cache residency and
+    file events reach from one job to another; each primitive fails with EPERM in a job of
+    either backend (Docker: the filter is stacked on its own profile), the ordinary calls
+    beside them still work, and the data sets the libraries bundle are not there."""
+    from pipesmith.sandbox.seccomp import native_arch
+    from tests.sandbox.test_redteam import CHANNELS
+
+    result = run(backend, workdir, CHANNELS)
+    assert result.ok, result.stderr[-2000:]
+    seen = lines(result)
+    assert backend.seccomp == (native_arch() is not None)
+    if backend.seccomp:
+        denied = ("flock", "lockf", "ofd_lock", "dnotify", "fadvise", "readahead", "mincore",
+                  "cachestat", "preadv2_nowait", "inotify_init1", "io_uring_setup")
+        assert {name: seen[name] for name in denied} == dict.fromkeys(denied, "EPERM")
+    assert seen["fcntl_getfl"] == seen["pread"] == "allowed" and seen["sqlite_memory"] == 1
+    assert seen["sklearn_data"] == []
