@@ -195,7 +195,7 @@ def _not_planned(inputs, n_rows: int, listed: set[str]) -> list[LeaderboardRow]:
         if not installed(family):
             why = f"dependency: {family.requires} is not installed"
         elif family.backend not in planned_backends(inputs.backend, n_rows):
-            why = f"backend: {family.backend} models were not planned (--backend {inputs.backend})"
+            why = f"{family.backend} models were not asked for (--backend {inputs.backend})"
         elif family.max_rows is not None and n_rows > family.max_rows:
             why = f"too slow for {n_rows} rows (at most {family.max_rows})"
         elif inputs.families and family.name not in inputs.families:
