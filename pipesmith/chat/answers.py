@@ -190,15 +190,15 @@ def why_not(report: Report, match: re.Match) -> str | None:
             if row.chosen:
                 lines.append(f"{row.name} is the chosen model (CV {report.metric} "
                              f"{_cv_text(row)}).")
-            elif row.status in ("not_run", "not_planned", "searched", "rejected"):
-                lines.append(f"{row.name}: {row.why_not_chosen}.")
-            elif row.cv_mean is not None:
+            elif row.cv_mean is not None:  # a scored candidate or a kept search trial
                 ids = f" ({', '.join(row.attempts)})" if row.attempts else ""
                 lines.append(f"{row.name}{ids} was tried: CV {report.metric} "
                              f"{_cv_text(row)}; {row.why_not_chosen}.")
-            else:
+            elif row.attempts:  # ran, or was rejected before running, and failed
                 lines.append(f"{row.name} ({', '.join(row.attempts)}) was tried and "
                              f"{row.why_not_chosen}.")
+            else:  # never ran: not run, not planned, only searched
+                lines.append(f"{row.name}: {row.why_not_chosen}.")
     return " ".join(lines)
 
 

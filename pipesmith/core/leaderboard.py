@@ -56,7 +56,6 @@ def build_leaderboard(state: RunState, final: Attempt | None, ensemble: Ensemble
     candidates = state.get("candidates") or {}
     rows = [_lineage_row(lineage, candidates, final, ensemble, refit, metric)
             for lineage in _lineages(attempts, candidates)]
-    ran_families = {r.family for r in rows}
     search = state.get("search") or {}
     rows += _trial_rows(search, candidates, attempts, final, metric)
     plan = state["plan"].candidates
@@ -72,10 +71,9 @@ def build_leaderboard(state: RunState, final: Attempt | None, ensemble: Ensemble
         rows.append(LeaderboardRow(name=f"ensemble ({ensemble.strategy})", family="ensemble",
                                    source="ensemble", status="not_run",
                                    why_not_chosen=f"not run: {ensemble.reason}"))
-    listed = ran_families | {r.family for r in rows}
-    rows += _searched_only(search, listed)
+    rows += _searched_only(search, {r.family for r in rows})
     profile = state.get("profile")
-    rows += _not_planned(inputs, profile.n_rows if profile else 0, listed)
+    rows += _not_planned(inputs, profile.n_rows if profile else 0, {r.family for r in rows})
     return _ranked(rows, metric)
 
 
