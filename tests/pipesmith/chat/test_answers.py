@@ -3,6 +3,8 @@ importance, the leaderboard and the baseline (one real run, tests/pipesmith/conf
 
 from __future__ import annotations
 
+import pytest
+
 from pipesmith.chat.answers import HELP, answer
 from pipesmith.chat.thread import on_question
 
@@ -12,6 +14,7 @@ def ask(run_dir, question: str) -> str:
     return on_question(question, {"runs": [str(run_dir)]})
 
 
+@pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
 def test_which_features_matter_is_answered_from_the_importance(explained_run):
     report, out = explained_run
     top = report.feature_importance[0]
@@ -22,6 +25,7 @@ def test_which_features_matter_is_answered_from_the_importance(explained_run):
         assert reply.index("signal") < reply.index("noise")
 
 
+@pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
 def test_why_this_model_quotes_its_cv_score_and_the_test_part(explained_run):
     report, out = explained_run
     reply = ask(out, "why did you pick this model?")
@@ -30,6 +34,7 @@ def test_why_this_model_quotes_its_cv_score_and_the_test_part(explained_run):
     assert f"{report.test_score:.4f} on the untouched test part" in reply
 
 
+@pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
 def test_why_not_a_family_gives_its_leaderboard_reason(explained_run):
     report, out = explained_run
     rows = {r.family: r for r in report.leaderboard}
@@ -43,6 +48,7 @@ def test_why_not_a_family_gives_its_leaderboard_reason(explained_run):
     assert "test part" in answer(report, "why is the test score not higher?")
 
 
+@pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
 def test_the_baseline_comparison(explained_run):
     report, out = explained_run
     reply = ask(out, "how does it compare with the baseline?")

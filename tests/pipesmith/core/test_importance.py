@@ -7,11 +7,13 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from pipesmith.agents.schemas import RunInputs
 from pipesmith.core.importance import permutation_importance
 
 
+@pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
 def test_the_informative_feature_outranks_pure_noise(explained_run):
     report, out = explained_run
     ranked = [f.feature for f in report.feature_importance]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from pipesmith.agents.schemas import (
     Attempt,
     Candidate,
@@ -16,6 +18,7 @@ from pipesmith.agents.schemas import (
 from pipesmith.core.leaderboard import build_leaderboard, not_run_reason
 
 
+@pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
 def test_the_chosen_candidate_is_marked_and_the_others_say_why_not(explained_run):
     report, out = explained_run
     rows = {r.name: r for r in report.leaderboard}
