@@ -122,6 +122,8 @@ def _why(attempt: Attempt, final: Attempt | None, ensemble: EnsembleOutcome,
         return f"failed: {what}"
     if final is None:
         return "no candidate was chosen"
+    if attempt.phase == "ensemble":  # ran, and the nested-CV decision did not keep it
+        return f"not kept: {ensemble.reason}"
     if ensemble.kept and attempt.id in ensemble.members:
         weight = ensemble.weights[ensemble.members.index(attempt.id)] \
             if len(ensemble.weights) == len(ensemble.members) else None
