@@ -24,7 +24,7 @@ import pandas as pd
 import structlog
 
 from pipesmith.agents.schemas import Candidate, RunInputs
-from pipesmith.core import referee
+from pipesmith.core import importance, referee
 from pipesmith.core.metrics import get_metric
 from pipesmith.sandbox.base import ExecJob, ExecResult, Sandbox
 from pipesmith.sandbox.safe_files import read_regular
@@ -187,8 +187,9 @@ class Executor:
         (workdir / "candidate.py").write_text(candidate.code)
         dev, test = pd.read_parquet(inputs.data_path), pd.read_parquet(inputs.test_path)
         referee.write_refit(workdir, dev, test, inputs.target, inputs.task_type)
+        asked = importance.job_request(inputs, timeout_s)
         result = self._job(candidate, inputs, workdir, timeout_s, memory_mb,
-                           max(1, inputs.n_jobs), save_model=True)
+                           max(1, inputs.n_jobs), save_model=True, importance=asked)
         if not result.ok:
             return result, None
         y_dev = dev[inputs.target] if inputs.task_type == "classification" else None
@@ -208,16 +209,23 @@ class Executor:
                                                  test[inputs.target])
         except referee.ContractViolation as exc:
             return contract_failure(result, str(exc)), None
+        # optional: whatever importance.npz holds, the refit and its test score stand
+        ranked, note = importance.permutation_importance(
+            workdir, test, inputs, checked, y_dev,
+            job_note=read_diagnostics(workdir).get("importance"))
         return result, {"test_score": test_score, "test_baseline_score": test_baseline,
-                        "n_test": len(test), "n_dev": len(dev)}
+                        "n_test": len(test), "n_dev": len(dev),
+                        "feature_importance": ranked, "importance_note": note}
 
     def _job(self, candidate: Candidate, inputs: RunInputs, folder: Path, timeout_s: float,
-             memory_mb: int | None, threads: int, save_model: bool = False) -> ExecResult:
+             memory_mb: int | None, threads: int, save_model: bool = False,
+             importance: dict | None = None) -> ExecResult:
         (folder / "candidate.py").write_text(candidate.code)
         job = {"candidate": "candidate.py", "task_type": inputs.task_type,
                "target": inputs.target, "metric": inputs.metric,
                "needs": get_metric(inputs.metric).needs, "seed": inputs.seed,
-               "n_jobs": threads, "save_model": save_model}
+               "n_jobs": threads, "save_model": save_model,
+               **({"importance": importance} if importance else {})}
         (folder / "job.json").write_text(json.dumps(job, indent=2))
         return self.sandbox.run(ExecJob(
             command=[sys.executable, "-m", HARNESS, "job.json"],
@@ -363,6 +371,8 @@ def read_diagnostics(folder: Path) -> dict:
     for key in ("fit_s", "n_clusters"):
         if isinstance(raw.get(key), (int, float)):
             out[key] = raw[key]
+    if isinstance(raw.get("importance"), dict):  # the refit's shuffle loop: why it stopped
+        out["importance"] = {"stopped": str(raw["importance"].get("stopped") or "")[:200]}
     return out
 
 

@@ -280,6 +280,14 @@ class EnsembleProposal(Frozen):
         return self.strategy != "single" or bool(self.class_weights)
 
 
+class FeatureImportance(Frozen):
+    """One feature's permutation importance on the test part: how much the referee's score
+    drops (sign-adjusted: positive = the feature helps) when its values are shuffled."""
+
+    feature: str
+    importance: float
+
+
 class RefitOutcome(Frozen):
     """The chosen pipeline refit on every development row and scored on the test part."""
 
@@ -290,6 +298,8 @@ class RefitOutcome(Frozen):
     n_test: int | None = None
     wall_s: float = 0.0
     detail: str = ""
+    feature_importance: list[FeatureImportance] = Field(default_factory=list)  # largest first
+    importance_note: str = ""  # what it covers (columns, rows, seed) or why there is none
 
 
 class EnsembleOutcome(Frozen):

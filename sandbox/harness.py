@@ -6,7 +6,9 @@ It reads only what its workdir holds: `train.parquet` (features and target of th
 may learn from), `predict.parquet` (features only, no target) and the candidate module.
 It fits `build_pipeline(task)` and writes `predictions.npz` (`pred`, and for classifiers
 `proba` and `classes`), `diagnostics.json` (fit seconds, warnings, loss curve summary) and,
-for the refit, `model.joblib`. It never splits or scores: the referee
+for the refit, `model.joblib` and, when job.json asks (`importance`), `importance.npz`
+(the test features' predictions with one column shuffled at a time,
+pipesmith/sandbox/permutation.py). It never splits or scores: the referee
 (`pipesmith/core/referee.py`), outside the sandbox, scores the predictions. Nothing this job
 writes is trusted as a score. Clustering: `pred` holds the labels of the training rows
 (or, for the refit, of the rows to predict); internal indices are computed outside.
@@ -90,7 +92,19 @@ def run_supervised(job: dict, module, workdir: Path) -> tuple[dict, dict, object
         arrays["classes"] = np.asarray(estimator.classes_)
     diagnostics = {"fit_s": round(fit_s, 3), "warnings": fit_warnings,
                    "loss": loss_summary(estimator), "n_train": len(train)}
+    if job.get("importance"):  # the refit: shuffled-column predictions, scored outside
+        diagnostics["importance"] = write_permuted(estimator, X_predict, job["importance"],
+                                                   fit_s, "proba" in arrays, workdir)
     return arrays, diagnostics, estimator
+
+
+def write_permuted(estimator, X_predict, spec: dict, fit_s: float, with_proba: bool,
+                   workdir: Path) -> dict:
+    from pipesmith.sandbox.permutation import IMPORTANCE_FILE, permuted_predictions
+
+    arrays, note = permuted_predictions(estimator, X_predict, spec, fit_s, with_proba)
+    np.savez(workdir / IMPORTANCE_FILE, **{k: _savable(v) for k, v in arrays.items()})
+    return note
 
 
 def run_clustering(job: dict, module, workdir: Path) -> tuple[dict, dict, object]:

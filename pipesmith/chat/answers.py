@@ -122,12 +122,119 @@ def where(report: Report, match: re.Match) -> str:
     return f"Everything is in {report.out_dir}: " + ", ".join(report.files.values()) + "."
 
 
+def features(report: Report, match: re.Match) -> str:
+    """The permutation importances on the test part, largest first."""
+    ranked = report.feature_importance
+    if not ranked:
+        note = report.feature_importance_note or "this run's report has no importances"
+        return f"I have no feature importances for this run ({note})."
+    top = ", ".join(f"{f.feature} ({f.importance:+.4f})" for f in ranked[:5])
+    noise = [f.feature for f in ranked if f.importance <= 0]
+    tail = (f" Shuffling {', '.join(noise[:5])} did not hurt the score: the model barely uses "
+            f"{'it' if len(noise) == 1 else 'them'}." if noise else "")
+    return (f"By permutation importance on the untouched test part, the features that matter "
+            f"most are {top} (the drop in {report.metric} when a feature's values are "
+            f"shuffled; {report.feature_importance_note}).{tail}")
+
+
+def _cv_text(row) -> str:
+    spread = f" ± {row.cv_std:.4f}" if row.cv_std is not None else ""
+    return f"{_fmt(row.cv_mean)}{spread}"
+
+
+def why_chosen(report: Report, match: re.Match) -> str:
+    chosen = next((r for r in report.leaderboard if r.chosen), None)
+    if chosen is None:
+        return "No model was chosen: no candidate succeeded."
+    others = [r for r in report.leaderboard if not r.chosen and r.cv_mean is not None
+              and r.source != "search"]
+    runner = others[0] if others else None  # rows are sorted best CV first
+    second = (f" The next best, {runner.name}, scored {_cv_text(runner)}: "
+              f"{runner.why_not_chosen}." if runner else " It was the only candidate scored.")
+    e = report.ensemble
+    ensemble = f" Ensemble ({e.strategy}): {e.reason}." if e.strategy != "none" else ""
+    return (f"I picked {chosen.name} ({', '.join(chosen.attempts)}) for its cross-validated "
+            f"{report.metric} on the development part, {_cv_text(chosen)} over "
+            f"{report.cv_score.folds if report.cv_score else '-'} folds (dummy baseline "
+            f"{_fmt(report.baseline_score)}).{second}{ensemble} Refit on all development rows "
+            f"it scored {_fmt(report.test_score)} on the untouched test part.")
+
+
+def named_families(text: str, families: list[str]) -> list[str]:
+    """The families a question names: by their own name ("random forest", "svc"), else by
+    the words the task reader knows ("boosting", "linear", "neural")."""
+    from pipesmith.chat.task_text import FAMILY_GROUPS
+
+    low = re.sub(r"[\s-]+", "_", text.lower())
+    named = [f for f in sorted(families, key=len, reverse=True)
+             if re.search(rf"(?<![a-z]){re.escape(f)}(?![a-z])", low)]
+    named = [f for f in named if not any(f != g and f in g for g in named)]
+    if named:
+        return named
+    aliases = {**FAMILY_GROUPS, "logistic": ("logistic_regression",), "xgb": ("xgboost",),
+               "lgbm": ("lightgbm",), "mlp": ("torch_mlp", "keras_mlp"),
+               "gradient_boosting": ("hist_gradient_boosting",)}
+    return [f for word, group in aliases.items() if re.search(rf"(?<![a-z]){word}", low)
+            for f in group if f in families]
+
+
+def why_not(report: Report, match: re.Match) -> str | None:
+    rows = report.leaderboard
+    families = list(dict.fromkeys(r.family for r in rows))
+    wanted = named_families(match.group("what"), families)
+    if not wanted:  # "why is the test score not ...": not about a model; the next rule
+        return None
+    lines = []
+    for family in wanted:
+        for row in [r for r in rows if r.family == family][:3]:
+            if row.chosen:
+                lines.append(f"{row.name} is the chosen model (CV {report.metric} "
+                             f"{_cv_text(row)}).")
+            elif row.cv_mean is not None:  # a scored candidate or a kept search trial
+                ids = f" ({', '.join(row.attempts)})" if row.attempts else ""
+                lines.append(f"{row.name}{ids} was tried: CV {report.metric} "
+                             f"{_cv_text(row)}; {row.why_not_chosen}.")
+            elif row.attempts:  # ran, or was rejected before running, and failed
+                lines.append(f"{row.name} ({', '.join(row.attempts)}) was tried and "
+                             f"{row.why_not_chosen}.")
+            else:  # never ran: not run, not planned, only searched
+                lines.append(f"{row.name}: {row.why_not_chosen}.")
+    return " ".join(lines)
+
+
+def baseline(report: Report, match: re.Match) -> str:
+    if report.score is None or report.baseline_score is None:
+        return "No candidate succeeded, so there is nothing to compare with the baseline."
+    from pipesmith.core.metrics import get_metric
+
+    sign = 1.0 if get_metric(report.metric).greater_is_better else -1.0
+    word = "better" if sign * (report.score - report.baseline_score) > 0 else "not better"
+    text = (f"In cross-validation on the development part {report.final_candidate} scored "
+            f"{report.metric} {_fmt(report.score)} against the dummy baseline's "
+            f"{_fmt(report.baseline_score)} ({word}, by "
+            f"{abs(report.score - report.baseline_score):.4f})")
+    if report.test_score is not None and report.test_baseline_score is not None:
+        text += (f"; on the untouched test part {_fmt(report.test_score)} against "
+                 f"{_fmt(report.test_baseline_score)} (by "
+                 f"{abs(report.test_score - report.test_baseline_score):.4f})")
+    kind = "the most frequent class" if report.task_type == "classification" else \
+        "the training mean"
+    return text + f". The dummy baseline always predicts {kind}."
+
+
 PREDICT = re.compile(r"\b(?:predict\w*|apply it|score)\s+(?:it\s+)?(?:on|for|with|to)\s+"
                      r"(?P<path>\S+\.(?:csv|parquet|pq))", re.I)
-ANSWERS: list[tuple[re.Pattern, Callable[[Report, re.Match], str]]] = [
+ANSWERS: list[tuple[re.Pattern, Callable[[Report, re.Match], str | None]]] = [
     (re.compile(r"\bwhy\b.*\b(?P<id>a\d+)\b", re.I), why_failed),
     (re.compile(r"\b(?P<id>a\d+)\b.*\b(fail|wrong|error)", re.I), why_failed),
     (PREDICT, predict_file),
+    (re.compile(r"\bfeature|\b(columns?|variables?|predictors?|inputs?)\b.*\b(matter|"
+                r"importan|influen|drive|useful)|\bimportan(t|ce)\b", re.I), features),
+    (re.compile(r"\bwhy\b.*?(?:\bnot|n't|\bno|\bnever)\b(?P<what>.+)", re.I), why_not),
+    (re.compile(r"\bwhy\b.*\b(pick|chose|choose|chosen|select|win|won|prefer|this model|"
+                r"final)", re.I), why_chosen),
+    (re.compile(r"\bbaseline|\bdummy\b|\bbetter than (chance|guessing|random)", re.I),
+     baseline),
     (re.compile(r"\bexport|deploy|download|take (it )?away", re.I), export),
     (re.compile(r"\bcompare|candidates|attempts|all (the )?models|leaderboard", re.I), compare),
     (re.compile(r"\bwhich\b.*\b(won|win|best|chosen|final)|\bwinner\b", re.I), winner),
@@ -137,14 +244,17 @@ ANSWERS: list[tuple[re.Pattern, Callable[[Report, re.Match], str]]] = [
     (re.compile(r"\bwhere|files?|report\b", re.I), where),
 ]
 HELP = ("Ask me about the run: \"what score did the best model get?\", \"which model won?\", "
-        "\"why did a2 fail?\", \"compare the candidates\", \"predict on new.csv\", "
-        "\"export it\"; or start a new one: \"predict churn from data/customers.csv\".")
+        "\"why did you pick it?\", \"which features matter?\", \"why not random forest?\", "
+        "\"how does it compare with the baseline?\", \"why did a2 fail?\", "
+        "\"compare the candidates\", \"predict on new.csv\", \"export it\"; "
+        "or start a new one: \"predict churn from data/customers.csv\".")
 
 
 def answer(report: Report, question: str) -> str | None:
     """The answer from the first rule that matches; None when none does."""
     for pattern, reply in ANSWERS:
         match = pattern.search(question)
-        if match:
-            return reply(report, match)
+        text = reply(report, match) if match else None
+        if text is not None:  # a rule may pass (why_not naming no model family)
+            return text
     return None

@@ -15,10 +15,12 @@ from pipesmith.agents.schemas import (
     Attempt,
     DataProfile,
     EnsembleOutcome,
+    FeatureImportance,
     Plan,
     RefitOutcome,
     RunInputs,
 )
+from pipesmith.core.leaderboard import LeaderboardRow, build_leaderboard, not_run_reason
 from pipesmith.core.llm_report import LLMSummary, llm_summary, markdown_lines
 from pipesmith.core.metrics import get_metric
 from pipesmith.core.referee import score_gap_warning
@@ -28,7 +30,7 @@ from pipesmith.graph.state import RunState, elapsed_s, repair_depth
 from pipesmith.knowledge_base.records import RepairRecord, RunRecord, meta_features
 from pipesmith.sandbox.safe_files import copy_regular
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class CVScore(BaseModel):
@@ -83,6 +85,9 @@ class Report(BaseModel):
     llm: LLMSummary | None = None  # LLM mode only (docs/report-schema.md)
     search: dict | None = None  # topologies that search: trials, curve, winners, warm start
     warnings: list[str] = []  # what a person should know before trusting the scores
+    leaderboard: list[LeaderboardRow] = []  # every candidate, kept trial and unrun plan entry
+    feature_importance: list[FeatureImportance] = []  # permutation importance, test part
+    feature_importance_note: str = ""  # what it covers, or why there is none
 
 
 def choose_final(attempts: list[Attempt], ensemble: EnsembleOutcome, metric: str) -> Attempt | None:
@@ -148,7 +153,17 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
         files=files,
         llm=llm_summary(state, llm),
         search=state.get("search"),
+        leaderboard=build_leaderboard(state, final, state["ensemble"], refit,
+                                      not_run_reason(state)),
+        feature_importance=refit.feature_importance if refit else [],
+        feature_importance_note=(refit.importance_note or _no_importance(refit))
+        if refit else "not computed: no refit",
     )
+
+
+def _no_importance(refit: RefitOutcome) -> str:
+    return "not computed: the refit " + ("was skipped" if refit.status == "skipped"
+                                         else f"ended {refit.status}")
 
 
 def standalone_script(code: str, inputs: RunInputs) -> str:
@@ -239,6 +254,51 @@ def _cv(cv: CVScore | None) -> str:
     return f"{cv.mean:.4f}{spread} ({cv.folds} fold{'s' if cv.folds != 1 else ''})"
 
 
+def _cell(text: str | None) -> str:
+    return (text or "").replace("|", "/").replace("\n", " ")
+
+
+def leaderboard_lines(report: Report) -> list[str]:
+    """The leaderboard as a table; the families never planned in one line below it."""
+    rows = [r for r in report.leaderboard if r.status != "not_planned"]
+    if not rows:
+        return []
+    lines = ["", "## Leaderboard", "",
+             f"CV {report.metric} on the development part; a draft and its repairs are one "
+             "row (the lineage's outcome); the test score is the chosen pipeline's only.", "",
+             "| rank | candidate | family | status | CV mean ± std | time s | test | "
+             "why not chosen |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        cv = "-" if r.cv_mean is None else _fmt(r.cv_mean) + (
+            f" ± {r.cv_std:.4f}" if r.cv_std is not None else "")
+        name = f"**{r.name}** (chosen)" if r.chosen else r.name
+        ids = f" ({', '.join(r.attempts)})" if r.attempts else ""
+        lines.append(f"| {r.rank or ''} | {_cell(name)}{ids} | {r.family} | {r.status} | {cv} "
+                     f"| {'-' if r.time_s is None else f'{r.time_s:.1f}'} | "
+                     f"{_fmt(r.test_score) if r.chosen else ''} | {_cell(r.why_not_chosen)} |")
+    skipped = [r for r in report.leaderboard if r.status == "not_planned"]
+    if skipped:
+        lines += ["", "Not planned: " + "; ".join(
+            f"{r.name} ({r.why_not_chosen.removeprefix('not planned: ')})" for r in skipped)]
+    return lines
+
+
+IMPORTANCE_ROWS = 10  # report.md shows the top ones; report.json holds them all
+
+
+def importance_lines(report: Report) -> list[str]:
+    if report.task_type == "clustering" and not report.feature_importance:
+        return ["", "## Feature importance", "", "Skipped for clustering: there are no "
+                "labels to score a shuffled column against."]
+    lines = ["", "## Feature importance", "",
+             f"Permutation importance on the test part: {report.feature_importance_note}."]
+    if report.feature_importance:
+        lines += ["", f"| feature | {report.metric} drop |", "|---|---|",
+                  *[f"| {_cell(f.feature)} | {f.importance:.4f} |"
+                    for f in report.feature_importance[:IMPORTANCE_ROWS]]]
+    return lines
+
+
 def markdown(report: Report) -> str:
     inferred = f" (inferred: {', '.join(report.inferred)})" if report.inferred else ""
     lines = [
@@ -265,6 +325,8 @@ def markdown(report: Report) -> str:
         f"{report.sandbox_s:.1f}s inside the sandbox",
         *search_lines(report.search),
         f"- best score over the run's sandbox time: {_curve_text(score_curve(report))}",
+        *leaderboard_lines(report),
+        *importance_lines(report),
         "",
         "## Attempts",
         "",

@@ -1,0 +1,58 @@
+"""The chat's offline answers about a finished run, from its report.json: the feature
+importance, the leaderboard and the baseline (one real run, tests/pipesmith/conftest.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipesmith.chat.answers import HELP, answer
+from pipesmith.chat.thread import on_question
+
+
+def ask(run_dir, question: str) -> str:
+    """As the chat asks: the last run's report.json read from its folder."""
+    return on_question(question, {"runs": [str(run_dir)]})
+
+
+@pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
+def test_which_features_matter_is_answered_from_the_importance(explained_run):
+    report, out = explained_run
+    top = report.feature_importance[0]
+    for question in ("which features matter?", "What are the most important features?"):
+        reply = ask(out, question)
+        assert reply != HELP and "permutation importance on the untouched test part" in reply
+        assert f"{top.feature} ({top.importance:+.4f})" in reply
+        assert reply.index("signal") < reply.index("noise")
+
+
+@pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
+def test_why_this_model_quotes_its_cv_score_and_the_test_part(explained_run):
+    report, out = explained_run
+    reply = ask(out, "why did you pick this model?")
+    assert reply.startswith(f"I picked {report.final_candidate} ({report.final_attempt})")
+    assert f"{report.score:.4f} ± {report.cv_score.std:.4f}" in reply
+    assert f"{report.test_score:.4f} on the untouched test part" in reply
+
+
+@pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
+def test_why_not_a_family_gives_its_leaderboard_reason(explained_run):
+    report, out = explained_run
+    rows = {r.family: r for r in report.leaderboard}
+    reply = ask(out, "why didn't you try random forest?")
+    assert reply == f"random_forest: {rows['random_forest'].why_not_chosen}."
+    failed = next(r for r in report.leaderboard if r.attempts == ["a1"])
+    spoken = failed.family.replace("_", " ")  # "hist gradient boosting"
+    assert answer(report, f"why not {spoken}?") == (
+        f"{failed.name} (a1) was tried and failed pre-validation: syntax.invalid_syntax.")
+    # a "why ... not" that names no model is left to the other rules
+    assert "test part" in answer(report, "why is the test score not higher?")
+
+
+@pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
+def test_the_baseline_comparison(explained_run):
+    report, out = explained_run
+    reply = ask(out, "how does it compare with the baseline?")
+    assert f"{report.score:.4f} against the dummy baseline's {report.baseline_score:.4f}" \
+        in reply
+    assert f"{report.test_score:.4f} against {report.test_baseline_score:.4f}" in reply
+    assert "most frequent class" in reply
