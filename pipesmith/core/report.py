@@ -179,8 +179,8 @@ def standalone_script(code: str, inputs: RunInputs) -> str:
     )
     header = textwrap.fill(f"pipeline.py of run {inputs.run_id}, written by pipesmith. "
                            + needs_sentence(script) + " It is generated code: run it in a "
-                           "container or a sandbox, not on a machine with secrets.", 98, initial_indent="# ",
-                           subsequent_indent="# ")
+                           "container or a sandbox, not on a machine with secrets.", 98,
+                           initial_indent="# ", subsequent_indent="# ")
     return header + "\n" + script
 
 
