@@ -47,13 +47,13 @@ class RunInput(TypedDict):
 
 class PlainInput(TypedDict, total=False):
     """The input LangGraph server / Studio takes (langgraph.json's graph): a bundled dataset
-    or a data file with its target; the setup node turns it into RunInputs.
+    or a data file with its target; the setup node turns it into RunInputs. Each input on a
+    thread starts a new run."""
 
-    The request keys are ephemeral channels: they hold this input's values for the setup
-    node's step only, so a later input on the same thread is read alone (a key it leaves
-    out is unset, not the earlier request's). approve_plan is the run graph's durable key,
-    so setup copies it to approval_asked and clears it."""
-
+    # (The docstring is the input's description in Studio.) Ephemeral channels: they hold
+    # this input's values for the setup node's step only, so a later input on the thread is
+    # read alone (a key it leaves out is unset, not the earlier input's). approve_plan is the
+    # run graph's durable key, so setup copies it to approval_asked and clears it.
     dataset: Annotated[str, EphemeralValue]
     data_path: Annotated[str, EphemeralValue]
     target: Annotated[str, EphemeralValue]
