@@ -45,7 +45,9 @@ def plan_summary(state: RunState) -> dict[str, Any]:
 
 
 def approve(state: RunState, runtime: Runtime[Deps]) -> Command:
-    if not state.get("approve_plan"):
+    # approve_plan: the driver's input (one run per thread); approval_asked: setup's copy
+    # of each served input's approve_plan (many runs per thread)
+    if not (state.get("approve_plan") or state.get("approval_asked")):
         return Command(goto="draft")
     answer = interrupt(plan_summary(state))
     if isinstance(answer, dict) and answer.get("edits"):

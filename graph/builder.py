@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 
 from langgraph.graph import END, START, StateGraph
-from langgraph.types import Command
+from langgraph.types import Command, Overwrite
 
 from pipesmith.graph import nodes, routing
 from pipesmith.graph.approval import approve
@@ -50,6 +50,10 @@ def timed(name: str, node: Callable, default_context: Callable[[], Deps] | None 
             seconds[OUTSIDE_NODES] = outside
         clock.set(ended)
         timing = {"timings": seconds}
+        if isinstance(update, dict) and isinstance(update.get("timings"), Overwrite):
+            # a node that starts a new run (setup) resets the timings: its own time is the
+            # new run's first
+            timing = {"timings": Overwrite({**update["timings"].value, **seconds})}
         if isinstance(update, Command):  # a node that routes itself (approve)
             return Command(update={**(update.update or {}), **timing}, goto=update.goto)
         return {**update, **timing}
@@ -154,14 +158,15 @@ def build_repair_graph(checkpointer=None):
 def make_graph(config=None):
     """Factory for langgraph.json (LangGraph Studio / server supply their own checkpointer):
     the full graph with plain input, plan approval on request, and default Deps built from
-    the settings (PIPESMITH_* environment) on first use."""
+    the settings (PIPESMITH_* environment; runs outside the reload watch: graph/served.py)
+    on first use."""
     from functools import cache
 
     @cache
     def defaults() -> Deps:
         from pipesmith.core.driver import default_deps
-        from pipesmith.settings import Settings
+        from pipesmith.graph.served import served_settings
 
-        return default_deps(Settings())
+        return default_deps(served_settings())
 
     return build_graph("full", approval=True, default_context=defaults, plain_input=True)

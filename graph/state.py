@@ -5,6 +5,8 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, NotRequired
 
+from langgraph.channels import EphemeralValue
+from langgraph.types import Overwrite
 from typing_extensions import TypedDict  # pydantic builds these on 3.11
 
 from pipesmith.agents.llm.ledger import add_usage
@@ -45,18 +47,26 @@ class RunInput(TypedDict):
 
 class PlainInput(TypedDict, total=False):
     """The input LangGraph server / Studio takes (langgraph.json's graph): a bundled dataset
-    or a data file with its target; the setup node turns it into RunInputs."""
+    or a data file with its target; the setup node turns it into RunInputs. Each input on a
+    thread starts a new run."""
 
-    dataset: str
-    data_path: str
-    target: str
-    task: str
-    metric: str
-    budget_s: float
-    seed: int
-    task_text: str
+    # (The docstring is the input's description in Studio.) Ephemeral channels: they hold
+    # this input's values for the setup node's step only, so a later input on the thread is
+    # read alone (a key it leaves out is unset, not the earlier input's). approve_plan is the
+    # run graph's durable key, so setup copies it to approval_asked and clears it.
+    dataset: Annotated[str, EphemeralValue]
+    data_path: Annotated[str, EphemeralValue]
+    target: Annotated[str, EphemeralValue]
+    task: Annotated[str, EphemeralValue]
+    metric: Annotated[str, EphemeralValue]
+    budget_s: Annotated[float, EphemeralValue]
+    seed: Annotated[int, EphemeralValue]
+    task_text: Annotated[str, EphemeralValue]
     approve_plan: bool
-    inputs: RunInputs
+
+
+REQUEST_KEYS = ("dataset", "data_path", "target", "task", "metric", "budget_s", "seed",
+                "task_text")
 
 
 class RunOutput(TypedDict, total=False):
@@ -71,6 +81,7 @@ class RunOutput(TypedDict, total=False):
 class RunState(TypedDict, total=False):
     inputs: RunInputs
     approve_plan: bool  # stop at the plan for approval (the chat sets it)
+    approval_asked: bool  # the served graph: this run's approve_plan, copied by setup
     approval_note: str | None  # why the last edit was not applied, shown with the plan
     approved: bool  # the person approved the plan
     outcome: dict[str, Any]  # status, scores, final candidate: set by the report node
@@ -92,6 +103,21 @@ class RunState(TypedDict, total=False):
     stop_reason: str  # `pipesmith repair`: why its loop stopped, in words
     llm_usage: Annotated[dict[str, dict], add_usage]  # tokens, cost, calls per node
     llm_events: Annotated[list[dict], operator.add]  # format errors, fallbacks, budget stops
+
+
+def fresh_run(inputs: RunInputs, approval_asked: bool) -> dict[str, Any]:
+    """The update that starts a new run on a thread that may hold an earlier one (LangGraph
+    server): every per-run key back to its empty value, the reducers' too (Overwrite
+    bypasses them), so nothing of the earlier run (attempts, timings, outcome) carries over."""
+    return {
+        "inputs": inputs, "approve_plan": None, "approval_asked": approval_asked,
+        "approval_note": None, "approved": False, "outcome": None, "profile": None,
+        "past_runs": None, "examples": None, "plan": None, "next_index": 0, "current": None,
+        "candidates": Overwrite({}), "attempts": Overwrite({}), "smoke": Overwrite({}),
+        "search": None, "proposal": None, "ensemble": None, "refit": None,
+        "timings": Overwrite({}), "report_path": None, "stop_reason": None,
+        "llm_usage": Overwrite({}), "llm_events": Overwrite([]),
+    }
 
 
 def elapsed_s(state: RunState) -> float:

@@ -7,6 +7,7 @@ network namespace with only loopback (`unshare -n`) where the machine allows it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -50,31 +51,63 @@ def interrupts(client: httpx.Client, thread: str) -> list[dict]:
     return [i["value"] for task in state.get("tasks", []) for i in task.get("interrupts", [])]
 
 
+def digest(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def reloads(log: Path) -> int:
+    """How many times uvicorn's reload watch restarted the server (its warning line)."""
+    return log.read_text(errors="replace").count("detected changes in")
+
+
+def wait_reload(log: Path, seen: int, timeout_s: float = 30) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if reloads(log) > seen:
+            return True
+        time.sleep(0.5)
+    return False
+
+
 def drive(port: int, work: Path) -> dict:
-    env = {**os.environ, **QUIET_ENV, "PIPESMITH_RUNS_DIR": str(work / "runs"),
+    """Two inputs on one thread: iris with plan approval (an edit, then approve), then wine
+    without. The server reloads on code changes in its project folder (as `langgraph dev`
+    does by default), and the runs go to its default runs directory."""
+    project, data = work / "project", work / "data"  # data: the user's data directory
+    project.mkdir()
+    env = {**os.environ, **QUIET_ENV, "XDG_DATA_HOME": str(data),
            "PIPESMITH_KB_DIR": str(work / "kb"), "PIPESMITH_MAX_CANDIDATES": "1",
            "PIPESMITH_N_JOBS": "1"}
-    log = (work / "langgraph-dev.log").open("w")
+    env.pop("PIPESMITH_RUNS_DIR", None)
+    log_path = work / "langgraph-dev.log"
+    log = log_path.open("w")
     server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "langgraph"), "dev", "--no-browser", "--no-reload",
+        [str(Path(sys.executable).parent / "langgraph"), "dev", "--no-browser",
          "--host", "127.0.0.1", "--port", str(port), "--allow-blocking",
          "--config", str(ROOT / "langgraph.json")],
-        cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)  # its state files go to work
+        cwd=project, env=env, stdout=log, stderr=subprocess.STDOUT)  # its state files too
     out: dict = {}
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
             wait_ready(client, server)
-            plain = client.post("/threads", json={}).json()["thread_id"]
-            out["plain"] = run_wait(client, plain, {"input": {"dataset": "wine",
-                                                              "budget_s": 30}})
-            asked = client.post("/threads", json={}).json()["thread_id"]
-            run_wait(client, asked, {"input": {"dataset": "iris", "budget_s": 30,
-                                               "approve_plan": True}})
-            out["first_plan"] = interrupts(client, asked)
-            run_wait(client, asked, {"command": {"resume": {"edits": {"budget_s": 25}}}})
-            out["edited_plan"] = interrupts(client, asked)
-            out["approved"] = run_wait(client, asked, {"command": {"resume": {"approve": True}}})
-            out["after"] = interrupts(client, asked)
+            thread = client.post("/threads", json={}).json()["thread_id"]
+            run_wait(client, thread, {"input": {"dataset": "iris", "budget_s": 30,
+                                                "approve_plan": True}})
+            out["first_plan"] = interrupts(client, thread)
+            run_wait(client, thread, {"command": {"resume": {"edits": {"budget_s": 25}}}})
+            out["edited_plan"] = interrupts(client, thread)
+            out["approved"] = run_wait(client, thread,
+                                       {"command": {"resume": {"approve": True}}})
+            out["after"] = interrupts(client, thread)
+            first_report = out["approved"]["report_path"]
+            out["first_digest"] = digest(first_report)
+            out["plain"] = run_wait(client, thread, {"input": {"dataset": "wine",
+                                                               "budget_s": 30}})
+            out["after_plain"] = interrupts(client, thread)
+            out["first_digest_at_end"] = digest(first_report)
+            out["reloads_during_runs"] = reloads(log_path)
+            (project / "probe.py").write_text("# a code change the watch must see\n")
+            out["probe_reloaded"] = wait_reload(log_path, out["reloads_during_runs"])
     finally:
         server.terminate()
         try:

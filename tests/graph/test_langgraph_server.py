@@ -43,18 +43,13 @@ def test_langgraph_json_names_no_missing_env_file():
 
 @pytest.mark.slow
 @pytest.mark.skipif(not LANGGRAPH.exists(), reason="langgraph-cli[inmem] (dev extra) missing")
-def test_langgraph_dev_runs_the_graph_and_its_plan_approval(tmp_path):
+def test_langgraph_dev_runs_each_input_on_a_thread_and_its_plan_approval(tmp_path):
     driver = str(ROOT / "tests/graph/langgraph_server.py")
     done = subprocess.run([*loopback_only(), sys.executable, driver, str(free_port()),
                            str(tmp_path)], capture_output=True, text=True, timeout=600)
     log = (tmp_path / "langgraph-dev.log")
     assert done.returncode == 0, done.stderr + (log.read_text() if log.exists() else "")
     got = json.loads(done.stdout.strip().splitlines()[-1])
-    plain = got["plain"]["outcome"]  # a plain input runs to the end without stopping
-    assert plain["status"] == "succeeded" and plain["score"] > plain["baseline_score"]
-    assert plain["test_score"] > plain["test_baseline_score"]  # the referee's test part
-    assert Path(plain["report_path"]).is_file()
-    assert got["plain"]["report_path"] == plain["report_path"]
     [first], [edited] = got["first_plan"], got["edited_plan"]  # stopped at the plan, twice
     assert first["kind"] == "plan_approval" and first["dataset"] == "iris"
     assert first["budget_s"] == 30 and edited["budget_s"] == 25
@@ -62,4 +57,22 @@ def test_langgraph_dev_runs_the_graph_and_its_plan_approval(tmp_path):
     approved = got["approved"]["outcome"]
     assert approved["status"] == "succeeded" and got["after"] == []
     report = json.loads(Path(approved["report_path"]).read_text())
-    assert report["budget_s"] == 25 and report["score"] == approved["score"]
+    assert report["dataset"] == "iris" and report["budget_s"] == 25
+    assert report["score"] == approved["score"]
+    # A second input on the same thread is a new run, read alone: it does not stop at the
+    # plan (the iris input's approve_plan does not carry over) and runs to the end.
+    plain = got["plain"]["outcome"]
+    assert plain["status"] == "succeeded" and plain["score"] > plain["baseline_score"]
+    assert plain["test_score"] > plain["test_baseline_score"]  # the referee's test part
+    assert got["plain"]["report_path"] == plain["report_path"] and got["after_plain"] == []
+    second = json.loads(Path(plain["report_path"]).read_text())
+    assert second["dataset"] == "wine" and second["budget_s"] == 30
+    assert [a["id"] for a in second["attempts"]] == ["a1"]  # none of the iris run's
+    out_dirs = [Path(o["out_dir"]) for o in (approved, plain)]
+    assert out_dirs[0] != out_dirs[1]
+    assert {d.parent for d in out_dirs} == {tmp_path / "data" / "pipesmith" / "runs"}
+    assert got["first_digest_at_end"] == got["first_digest"]  # never rewritten
+    # The runs wrote candidate.py files outside the watched project folder: no reload,
+    # while a code change in it reloads (the watch was on).
+    assert got["reloads_during_runs"] == 0 and got["probe_reloaded"]
+
