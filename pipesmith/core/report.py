@@ -313,7 +313,8 @@ def plot_lines(report: Report) -> list[str]:
         return []
     lines = ["", "## Plots", ""]
     for plot in report.plots:
-        lines += [f"![{plot.shows}]({plot.file})", "", f"*{plot.shows}* (`{plot.file}`)", ""]
+        title = plot.file.removesuffix(".png").replace("_", " ")
+        lines += [f"![{title}]({plot.file})", "", f"*{plot.shows}.*", ""]
     return lines[:-1]
 
 

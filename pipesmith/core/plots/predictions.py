@@ -146,7 +146,7 @@ def calibration(held: HeldOutPredictions, path: Path) -> Plot:
     ax.plot([0, 1], [0, 1], ls=":", c="grey", lw=1, label="perfectly calibrated")
     ax.plot(mean_p, share, marker="o", label=f"model (ECE {ece:.3f})")
     ax.set(xlabel=f"mean predicted {what}", ylabel="observed share",
-           xlim=(0, 1), ylim=(0, 1), title="Calibration, test part")
+           xlim=(-0.02, 1.02), ylim=(-0.02, 1.02), title="Calibration, test part")
     ax.legend(fontsize="small", loc="upper left")
     save(fig, path)
     return Plot(file=path.name, shows=f"reliability curve on the test part ({what}, "

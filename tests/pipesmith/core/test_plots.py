@@ -177,3 +177,27 @@ def test_a_real_run_writes_its_plots_and_report_md_links_them(explained_run):
         roc_auc_score(test["label"] == "yes", checked["proba"][:, 1]))
     stages = next(p for p in report.plots if p.file == "stage_times.png").values
     assert stages["refit"] == report.refit.wall_s and stages["candidates"] > 0
+
+
+@pytest.mark.slow  # one small real run
+def test_a_plot_that_fails_in_a_real_run_is_a_warning_not_a_failed_run(tmp_path, monkeypatch):
+    from pipesmith.api import run
+    from pipesmith.settings import Settings
+    from tests.pipesmith.conftest import signal_table
+
+    def broken(held, path):
+        raise RuntimeError("no ink")
+
+    monkeypatch.setattr(predictions, "roc", broken)
+    signal_table(n=200).to_csv(tmp_path / "signal.csv", index=False)
+    settings = Settings(kb_dir=tmp_path / "kb", runs_dir=tmp_path / "runs", max_candidates=1,
+                        max_repair_rounds=0, budget_s=60, cv_folds=2, n_jobs=1)
+    report = run(data=tmp_path / "signal.csv", target="label", out=tmp_path / "run",
+                 settings=settings)
+    assert report.status == "succeeded" and report.refit.status == "ok"
+    assert "plot roc.png not drawn: RuntimeError: no ink" in report.warnings
+    assert "roc.png" not in [p.file for p in report.plots]
+    assert not (tmp_path / "run" / "roc.png").exists()
+    md = (tmp_path / "run" / "report.md").read_text()
+    assert "> **warning:** plot roc.png not drawn" in md and "(roc.png)" not in md
+    assert "(confusion_matrix.png)" in md  # the other plots stand
