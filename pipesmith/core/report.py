@@ -378,7 +378,8 @@ def markdown(report: Report) -> str:
               "pipeline refit on every development row (`pipesmith predict RUN_DIR --data "
               "NEW.csv` applies it, `joblib.load` reads it); `refit/` holds that job; "
               "`schema.json` lists the columns it takes; `attempts/` holds every attempt's "
-              "code and logs.", ""]
+              "code and logs" + ("; the `*.png` files are the plots above." if report.plots
+                                 else "."), ""]
     return "\n".join(lines)
 
 
