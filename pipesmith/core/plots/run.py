@@ -28,19 +28,28 @@ def run_plots(report: Report) -> list[tuple[str, Drawer]]:
     return plots
 
 
-def _steps(ax, points: list, metric: str, label: str) -> None:
+def _steps(ax, points: list, metric: str, label: str, end: float | None = None) -> None:
+    """The best score so far as steps, a marker at each improvement, held to `end`."""
     times = [t for t, _ in points]
     scores = [s for _, s in points]
-    ax.step(times, scores, where="post", marker="o", label=label)
+    held = [max(end, times[-1])] if end is not None else []
+    (line,) = ax.step(times + held, scores + scores[-1:] * len(held), where="post",
+                      label=label)
+    ax.plot(times, scores, "o", color=line.get_color())
     ax.set(ylabel=f"best CV {metric}")
+    ax.set_xlim(left=0)
 
 
 def anytime(report: Report, path: Path) -> Plot:
     from pipesmith.core.report import score_curve
 
     points = score_curve(report)
+    # held to the end of the last sandboxed run, counted as score_curve counts (no
+    # improvement after the last point is still time the run spent)
+    end = sum(a.smoke_s + a.wall_s for a in report.attempts) + \
+        (report.search or {}).get("seconds", 0.0)
     fig, ax = figure()
-    _steps(ax, points, report.metric, "best candidate so far")
+    _steps(ax, points, report.metric, "best candidate so far", end)
     if report.baseline_score is not None:
         ax.axhline(report.baseline_score, ls=":", c="grey", lw=1, label="dummy baseline")
     ax.set(xlabel="seconds in sandboxed runs", title="Best score over the run")
@@ -54,7 +63,7 @@ def anytime(report: Report, path: Path) -> Plot:
 def search_curve(report: Report, path: Path) -> Plot:
     points = [tuple(p) for p in report.search["curve"]]
     fig, ax = figure()
-    _steps(ax, points, report.metric, "best trial so far")
+    _steps(ax, points, report.metric, "best trial so far", report.search.get("seconds"))
     ax.set(xlabel="seconds since the search started", title="Search: best score over time")
     ax.legend(fontsize="small", loc="best")
     save(fig, path)

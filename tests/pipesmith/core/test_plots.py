@@ -143,6 +143,26 @@ def test_a_failing_plot_is_a_warning_and_the_others_are_drawn(tmp_path, monkeypa
                                                           "stage_times.png"]
 
 
+def test_the_run_plots_show_the_anytime_curve_the_search_and_the_stages(tmp_path):
+    attempts = [Attempt(id="a1", parent=None, candidate="ridge", phase="draft", status="ok",
+                        score=0.7, wall_s=2.0, smoke_s=0.5),
+                Attempt(id="a2", parent=None, candidate="knn", phase="draft", status="ok",
+                        score=0.8, wall_s=3.0),
+                Attempt(id="a3", parent=None, candidate="tree", phase="draft", status="ok",
+                        score=0.75, wall_s=1.0)]
+    report = run_report(metric="accuracy", attempts=attempts, baseline_score=0.5,
+                        search={"curve": [[1.0, 0.6], [4.0, 0.78]], "seconds": 6.0})
+    plots, warnings = draw_plots(tmp_path, report, None)
+    assert [p.file for p in plots] == ["score_over_time.png", "search_curve.png",
+                                       "stage_times.png"] and warnings == []
+    for plot in plots:
+        assert_png(tmp_path / plot.file)
+    values = {p.file: p.values for p in plots}
+    assert values["score_over_time.png"] == {"best": 0.8, "seconds": 5.5}  # a1 + a2's runs
+    assert values["search_curve.png"] == {"best": 0.78, "seconds": 4.0}
+    assert values["stage_times.png"]["candidates"] == 1.0  # run_report's execute node
+
+
 def test_plots_from_an_earlier_report_are_removed_before_drawing(tmp_path):
     (tmp_path / "roc.png").write_bytes(b"stale")
     plots, warnings = draw_plots(tmp_path, run_report(), None)
