@@ -398,8 +398,10 @@ def report(state: RunState, runtime: Runtime[Deps]) -> dict:
     """Decide the ensemble on out-of-fold predictions, refit the chosen pipeline on the
     whole development part and score it on the test part (the first time any test row is
     used), then write the report."""
+    from pipesmith.core.plots import preload
     from pipesmith.core.report import choose_final, write_report
 
+    preload()  # matplotlib's import overlaps the refit job instead of following it
     attempts = list((state.get("attempts") or {}).values())
     proposal = state.get("proposal")
     ensemble_attempt = next((a for a in attempts if a.phase == "ensemble"), None)

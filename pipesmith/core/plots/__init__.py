@@ -5,6 +5,7 @@ warning in the report; it never fails the run."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +26,27 @@ PLOT_FILES = ("roc.png", "precision_recall.png", "confusion_matrix.png", "calibr
               "residuals.png", "predicted_vs_actual.png", "clusters_pca.png",
               "score_over_time.png", "search_curve.png", "stage_times.png")
 
-__all__ = ["PLOT_FILES", "Plot", "draw_plots"]
+__all__ = ["PLOT_FILES", "Plot", "draw_plots", "preload"]
+
+
+def preload() -> threading.Thread:
+    """Import matplotlib and load its font in a background thread while the refit job runs
+    in the sandbox (the supervisor only waits on it then): that first use is most of what
+    the plots cost a run. A failure here is left for draw_plots to report."""
+
+    def load() -> None:
+        try:
+            from pipesmith.core.plots.figure import figure
+
+            fig, ax = figure()
+            ax.set_title("font")
+            fig.canvas.draw()
+        except Exception:  # noqa: BLE001, S110 - draw_plots meets it again and warns
+            pass
+
+    thread = threading.Thread(target=load, name="plots-preload", daemon=True)
+    thread.start()
+    return thread
 
 
 def draw_plots(out_dir: Path, report: Report, held: HeldOutPredictions | None

@@ -163,6 +163,17 @@ def test_the_run_plots_show_the_anytime_curve_the_search_and_the_stages(tmp_path
     assert values["stage_times.png"]["candidates"] == 1.0  # run_report's execute node
 
 
+def test_preload_imports_matplotlib_in_the_background():
+    import sys
+
+    from pipesmith.core.plots import preload
+
+    thread = preload()
+    thread.join(timeout=60)
+    assert not thread.is_alive() and thread.daemon
+    assert "matplotlib.backends.backend_agg" in sys.modules
+
+
 def test_plots_from_an_earlier_report_are_removed_before_drawing(tmp_path):
     (tmp_path / "roc.png").write_bytes(b"stale")
     plots, warnings = draw_plots(tmp_path, run_report(), None)
