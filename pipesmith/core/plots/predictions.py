@@ -26,10 +26,13 @@ def prediction_plots(held: HeldOutPredictions | None) -> list[tuple[str, Drawer]
     if held.task_type == "regression":
         return [("residuals.png", partial(residuals, held)),
                 ("predicted_vs_actual.png", partial(predicted_vs_actual, held))]
-    plots = [("confusion_matrix.png", partial(confusion, held))]
-    if held.proba is not None:  # curves need scores; a model without predict_proba has none
+    plots: list[tuple[str, Drawer]] = [("confusion_matrix.png", partial(confusion, held))]
+    if held.proba is None:  # curves need scores; a model without predict_proba has none
+        return plots
+    if curve_classes(held):  # a test part holding one class has no ROC or PR curve
         plots = [("roc.png", partial(roc, held)), ("precision_recall.png", partial(pr, held)),
-                 *plots, ("calibration.png", partial(calibration, held))]
+                 *plots]
+    plots.append(("calibration.png", partial(calibration, held)))
     return plots
 
 

@@ -19,7 +19,7 @@ Drawer = Callable[[Path], Plot]
 def run_plots(report: Report) -> list[tuple[str, Drawer]]:
     from pipesmith.core.report import score_curve
 
-    plots = []
+    plots: list[tuple[str, Drawer]] = []
     if score_curve(report):
         plots.append(("score_over_time.png", partial(anytime, report)))
     if (report.search or {}).get("curve"):
@@ -61,9 +61,10 @@ def anytime(report: Report, path: Path) -> Plot:
 
 
 def search_curve(report: Report, path: Path) -> Plot:
-    points = [tuple(p) for p in report.search["curve"]]
+    search = report.search or {}
+    points = [tuple(p) for p in search["curve"]]
     fig, ax = figure()
-    _steps(ax, points, report.metric, "best trial so far", report.search.get("seconds"))
+    _steps(ax, points, report.metric, "best trial so far", search.get("seconds"))
     ax.set(xlabel="seconds since the search started", title="Search: best score over time")
     ax.legend(fontsize="small", loc="best")
     save(fig, path)

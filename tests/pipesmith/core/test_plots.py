@@ -88,6 +88,15 @@ def test_a_classifier_without_probabilities_gets_its_confusion_matrix_only(tmp_p
     assert plots["confusion_matrix.png"].values["accuracy"] == pytest.approx(4 / 6)
 
 
+def test_a_test_part_of_one_class_gets_no_roc_or_precision_recall_curve():
+    classes = np.array([0, 1])
+    held = HeldOutPredictions(task_type="classification", y_true=np.zeros(5, dtype=int),
+                              pred=np.zeros(5, dtype=int), proba=np.full((5, 2), 0.5),
+                              classes=classes)
+    assert [name for name, _ in prediction_plots(held)] == ["confusion_matrix.png",
+                                                             "calibration.png"]
+
+
 def test_a_regressor_gets_residuals_and_predicted_vs_actual(tmp_path):
     rng = np.random.default_rng(2)
     y = rng.normal(size=300)
