@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import structlog
 
-from pipesmith.agents.schemas import Candidate, RunInputs
+from pipesmith.agents.schemas import Candidate, HeldOutPredictions, RunInputs
 from pipesmith.core import importance, referee
 from pipesmith.core.metrics import get_metric
 from pipesmith.sandbox.base import ExecJob, ExecResult, Sandbox
@@ -180,8 +180,9 @@ class Executor:
     def refit(self, candidate: Candidate, inputs: RunInputs, workdir: Path, timeout_s: float,
               memory_mb: int | None = None) -> tuple[ExecResult, dict | None]:
         """Fit the chosen pipeline on every development row in the sandbox, predict the test
-        features, and score the test part here: test_score and test_baseline_score. The
-        fitted model is workdir/model.joblib."""
+        features, and score the test part here: test_score and test_baseline_score, and
+        `held_out` (the checked predictions, for the report's plots). The fitted model is
+        workdir/model.joblib."""
         self.close()  # the folds are done: the refit gets the warm workers' memory
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "candidate.py").write_text(candidate.code)
@@ -215,7 +216,8 @@ class Executor:
             job_note=read_diagnostics(workdir).get("importance"))
         return result, {"test_score": test_score, "test_baseline_score": test_baseline,
                         "n_test": len(test), "n_dev": len(dev),
-                        "feature_importance": ranked, "importance_note": note}
+                        "feature_importance": ranked, "importance_note": note,
+                        "held_out": held_out(inputs, test, checked)}
 
     def _job(self, candidate: Candidate, inputs: RunInputs, folder: Path, timeout_s: float,
              memory_mb: int | None, threads: int, save_model: bool = False,
@@ -277,6 +279,18 @@ class Executor:
             **({"n_clusters": diagnostics[0].get("n_clusters")}
                if task_type == "clustering" else {}),
         }
+
+
+def held_out(inputs: RunInputs, test: pd.DataFrame, checked: dict) -> HeldOutPredictions:
+    """The checked test predictions with what the plots compare them to: the test labels,
+    or for clusterings the referee's own view of the test rows (never a label)."""
+    if inputs.task_type == "clustering":
+        features = test.drop(columns=[inputs.target]) if inputs.target else test
+        return HeldOutPredictions(task_type="clustering", pred=checked["pred"],
+                                  features=referee.cluster_features(features))
+    return HeldOutPredictions(task_type=inputs.task_type, pred=checked["pred"],
+                              y_true=test[inputs.target].to_numpy(),
+                              proba=checked.get("proba"), classes=checked.get("classes"))
 
 
 def read_files(code: str, folder: Path) -> list[Path]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 TaskType = Literal["classification", "regression", "clustering"]
@@ -300,6 +301,21 @@ class RefitOutcome(Frozen):
     detail: str = ""
     feature_importance: list[FeatureImportance] = Field(default_factory=list)  # largest first
     importance_note: str = ""  # what it covers (columns, rows, seed) or why there is none
+
+
+class HeldOutPredictions(Frozen):
+    """The refit's test-part predictions as the referee checked them, beside the true labels
+    it holds: what the report's plots are drawn from, outside the sandbox. Handed from the
+    executor to the report node only; never in the (checkpointed) state."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    task_type: TaskType
+    pred: np.ndarray
+    y_true: np.ndarray | None = None  # classification and regression
+    proba: np.ndarray | None = None  # columns in the order of `classes`
+    classes: np.ndarray | None = None  # the sorted training labels
+    features: np.ndarray | None = None  # clustering: the referee's view of the test rows
 
 
 class EnsembleOutcome(Frozen):

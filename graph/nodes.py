@@ -22,7 +22,13 @@ from pipesmith.agents.prevalidator.resources import predict as predict_resources
 from pipesmith.agents.repair import table as repairs
 from pipesmith.agents.repair.reformulate import repair_request
 from pipesmith.agents.repair.table import RepairContext
-from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, RefitOutcome
+from pipesmith.agents.schemas import (
+    Attempt,
+    Candidate,
+    Diagnosis,
+    HeldOutPredictions,
+    RefitOutcome,
+)
 from pipesmith.core import referee
 from pipesmith.graph import budget
 from pipesmith.graph.context import Deps
@@ -392,19 +398,22 @@ def report(state: RunState, runtime: Runtime[Deps]) -> dict:
     """Decide the ensemble on out-of-fold predictions, refit the chosen pipeline on the
     whole development part and score it on the test part (the first time any test row is
     used), then write the report."""
+    from pipesmith.core.plots import preload
     from pipesmith.core.report import choose_final, write_report
 
+    preload()  # matplotlib's import overlaps the refit job instead of following it
     attempts = list((state.get("attempts") or {}).values())
     proposal = state.get("proposal")
     ensemble_attempt = next((a for a in attempts if a.phase == "ensemble"), None)
     outcome = runtime.context.ensembler.decide(
         proposal, ensemble_attempt, attempts, state["inputs"].metric)
     final = choose_final(attempts, outcome, state["inputs"].metric)
-    refitted = refit(state, runtime, final)
+    refitted, held_out = refit(state, runtime, final)
     session = runtime.context.llm
     path = write_report({**state, "ensemble": outcome, "refit": refitted},
                         runtime.context.topology,
-                        llm=session.describe() if session is not None else None)
+                        llm=session.describe() if session is not None else None,
+                        held_out=held_out)
     return {"ensemble": outcome, "refit": refitted, "report_path": str(path),
             "outcome": outcome_of(path)}
 
@@ -422,16 +431,18 @@ def outcome_of(report_path: Path) -> dict:
             "out_dir": r.out_dir}
 
 
-def refit(state: RunState, runtime: Runtime[Deps], final: Attempt | None) -> RefitOutcome:
+def refit(state: RunState, runtime: Runtime[Deps], final: Attempt | None
+          ) -> tuple[RefitOutcome, HeldOutPredictions | None]:
     """The chosen pipeline fit on every development row in the sandbox; its test-part
-    predictions scored outside. The model lands in <run>/refit/model.joblib."""
+    predictions scored outside, and returned checked (for the plots; never put in the
+    state). The model lands in <run>/refit/model.joblib."""
     import shutil
 
     inputs = state["inputs"]
     if final is None:
-        return RefitOutcome(status="skipped", detail="no candidate succeeded")
+        return RefitOutcome(status="skipped", detail="no candidate succeeded"), None
     if not inputs.test_path:
-        return RefitOutcome(status="skipped", detail="the run has no test part")
+        return RefitOutcome(status="skipped", detail="the run has no test part"), None
     workdir = Path(inputs.out_dir) / "refit"
     shutil.rmtree(workdir, ignore_errors=True)  # a resumed run refits from scratch
     # The run's one model: it gets the full per-run limit, not a bound from the folds (a
@@ -443,8 +454,9 @@ def refit(state: RunState, runtime: Runtime[Deps], final: Attempt | None) -> Ref
         log.warning("refit.failed", status=result.status, detail=result.detail)
         return RefitOutcome(status=result.status if not result.ok else "error",
                             wall_s=result.wall_s,
-                            detail=(result.detail or result.stderr[-500:]).strip())
-    return RefitOutcome(status="ok", wall_s=result.wall_s, **scores)
+                            detail=(result.detail or result.stderr[-500:]).strip()), None
+    held_out = scores.pop("held_out", None)
+    return RefitOutcome(status="ok", wall_s=result.wall_s, **scores), held_out
 
 
 def remember(state: RunState, runtime: Runtime[Deps]) -> dict:

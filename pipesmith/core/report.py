@@ -16,6 +16,7 @@ from pipesmith.agents.schemas import (
     DataProfile,
     EnsembleOutcome,
     FeatureImportance,
+    HeldOutPredictions,
     Plan,
     RefitOutcome,
     RunInputs,
@@ -23,6 +24,7 @@ from pipesmith.agents.schemas import (
 from pipesmith.core.leaderboard import LeaderboardRow, build_leaderboard, not_run_reason
 from pipesmith.core.llm_report import LLMSummary, llm_summary, markdown_lines
 from pipesmith.core.metrics import get_metric
+from pipesmith.core.plots import Plot, draw_plots
 from pipesmith.core.referee import score_gap_warning
 from pipesmith.core.reliability import Reliability, reliability
 from pipesmith.core.versions import library_versions
@@ -30,7 +32,7 @@ from pipesmith.graph.state import RunState, elapsed_s, repair_depth
 from pipesmith.knowledge_base.records import RepairRecord, RunRecord, meta_features
 from pipesmith.sandbox.safe_files import copy_regular
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 class CVScore(BaseModel):
@@ -88,6 +90,7 @@ class Report(BaseModel):
     leaderboard: list[LeaderboardRow] = []  # every candidate, kept trial and unrun plan entry
     feature_importance: list[FeatureImportance] = []  # permutation importance, test part
     feature_importance_note: str = ""  # what it covers, or why there is none
+    plots: list[Plot] = []  # PNG files in the run folder, drawn outside the sandbox
 
 
 def choose_final(attempts: list[Attempt], ensemble: EnsembleOutcome, metric: str) -> Attempt | None:
@@ -184,9 +187,14 @@ def standalone_script(code: str, inputs: RunInputs) -> str:
     return header + "\n" + script
 
 
-def write_report(state: RunState, topology: str, llm: dict | None = None) -> Path:
+def write_report(state: RunState, topology: str, llm: dict | None = None,
+                 held_out: HeldOutPredictions | None = None) -> Path:
+    """report.json, report.md, pipeline.py, model.joblib and the plots; `held_out`: the
+    refit's checked test predictions and labels (no test-part plots without them)."""
     report = build_report(state, topology, llm)
     out = Path(state["inputs"].out_dir)
+    plots, failed = draw_plots(out, report, held_out)
+    report = report.model_copy(update={"plots": plots, "warnings": report.warnings + failed})
     if report.final_attempt is not None:
         final = state["candidates"][report.final_attempt]
         (out / "pipeline.py").write_text(standalone_script(final.code, state["inputs"]))
@@ -299,6 +307,17 @@ def importance_lines(report: Report) -> list[str]:
     return lines
 
 
+def plot_lines(report: Report) -> list[str]:
+    """Each plot embedded by its file name: report.md sits beside them in the run folder."""
+    if not report.plots:
+        return []
+    lines = ["", "## Plots", ""]
+    for plot in report.plots:
+        title = plot.file.removesuffix(".png").replace("_", " ")
+        lines += [f"![{title}]({plot.file})", "", f"*{plot.shows}.*", ""]
+    return lines[:-1]
+
+
 def markdown(report: Report) -> str:
     inferred = f" (inferred: {', '.join(report.inferred)})" if report.inferred else ""
     lines = [
@@ -327,6 +346,7 @@ def markdown(report: Report) -> str:
         f"- best score over the run's sandbox time: {_curve_text(score_curve(report))}",
         *leaderboard_lines(report),
         *importance_lines(report),
+        *plot_lines(report),
         "",
         "## Attempts",
         "",
@@ -358,7 +378,8 @@ def markdown(report: Report) -> str:
               "pipeline refit on every development row (`pipesmith predict RUN_DIR --data "
               "NEW.csv` applies it, `joblib.load` reads it); `refit/` holds that job; "
               "`schema.json` lists the columns it takes; `attempts/` holds every attempt's "
-              "code and logs.", ""]
+              "code and logs" + ("; the `*.png` files are the plots above." if report.plots
+                                 else "."), ""]
     return "\n".join(lines)
 
 

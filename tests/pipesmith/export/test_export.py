@@ -274,6 +274,11 @@ def test_model_card_has_scores_and_limits(made):
     assert "Leak suspects" in card and "Rows dropped for a missing target: 0" in card
     assert "`schema.json` lists" in card and (made / "bundle" / "schema.json").is_file()
     assert "feature_schema.json" not in card
+    # the run's plots travel with the bundle, and the card shows them
+    plots = [p["file"] for p in report["plots"]]
+    assert "roc.png" in plots and "stage_times.png" in plots
+    assert all((made / "bundle" / "plots" / name).is_file() for name in plots)
+    assert all(f"(plots/{name})" in card for name in plots)
 
 
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(made, tmp_path):
