@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,9 +17,17 @@ from pipesmith.evals.suite import DATASETS, SUITES, load
 SMOKE_TOPOLOGIES = "single-pass,self-repair"
 
 
-def pipesmith(*args, timeout=1200):
+def pipesmith(*args, timeout=1200, env=None):
     return subprocess.run([sys.executable, "-m", "pipesmith.cli", *args], capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, env=env)
+
+
+# The runs of the harness's tests: what they check (rows, resume, summary, the referee's
+# split) is the harness's, not how many candidates or folds a run tries: two candidates on
+# three folds, each fold a fork of a warm worker (the default outside the tests), start
+# fewer interpreters than the defaults (four candidates, five folds, a fold job per fold).
+SMALL_RUNS = {"PIPESMITH_MAX_CANDIDATES": "2", "PIPESMITH_CV_FOLDS": "3",
+              "PIPESMITH_WARM_WORKERS": "1"}
 
 
 def rows(out: Path, name: str = "results.jsonl") -> list[dict]:
@@ -135,10 +144,12 @@ def test_summary_confidence_intervals_paired_differences_and_nmi(tmp_path):
 
 @pytest.fixture(scope="module")
 def smoke_eval(tmp_path_factory):
-    """The CI eval: the smoke suite, two topologies, the HistGradientBoosting baseline."""
+    """The CI eval (`make eval-smoke`): the smoke suite, two topologies, the
+    HistGradientBoosting baseline; its runs small (SMALL_RUNS)."""
     out = tmp_path_factory.mktemp("smoke") / "eval"
     done = pipesmith("eval", "--suite", "smoke", "--topologies", SMOKE_TOPOLOGIES,
-                     "--budget", "60", "--baselines", "hgb", "--out", str(out))
+                     "--budget", "60", "--baselines", "hgb", "--out", str(out),
+                     env=os.environ | SMALL_RUNS)
     return out, done
 
 
@@ -188,7 +199,7 @@ def test_baseline_and_pipeline_score_the_same_test_rows(smoke_eval):
 
 
 @pytest.mark.slow
-def test_an_interrupted_eval_resumes_where_it_stopped(smoke_eval, tmp_path):
+def test_an_interrupted_eval_resumes_where_it_stopped(smoke_eval, tmp_path, monkeypatch):
     import shutil
 
     from pipesmith.evals import results
@@ -198,6 +209,8 @@ def test_an_interrupted_eval_resumes_where_it_stopped(smoke_eval, tmp_path):
     source, _ = smoke_eval
     out = tmp_path / "eval"
     shutil.copytree(source, out, ignore=shutil.ignore_patterns("jobs"))
+    for name, value in SMALL_RUNS.items():  # the jobs it resumes run as the fixture's did
+        monkeypatch.setenv(name, value)
     kept = (out / "results.jsonl").read_text().splitlines()[:4]
     # interrupted: two jobs never wrote a row, the last write was cut short
     (out / "results.jsonl").write_text("\n".join(kept) + '\n{"dataset": "iris_clu')
@@ -226,7 +239,8 @@ def test_any_csv_with_a_target(tmp_path):
     out = tmp_path / "eval"
     done = pipesmith("eval", "--data", str(csv), "--target", "target", "--task",
                      "classification", "--topologies", "single-pass", "--budget", "60",
-                     "--baselines", "hgb", "--out", str(out), "-q")
+                     "--baselines", "hgb", "--out", str(out), "-q",
+                     env=os.environ | SMALL_RUNS)
     assert done.returncode == 0, done.stderr
     [row] = rows(out)
     assert row["dataset"] == "wine" and row["final_success"] and row["score"] > 0.8
@@ -252,6 +266,8 @@ def test_ray_runs_each_job_as_a_task(tmp_path, monkeypatch):
 
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    for name, value in SMALL_RUNS.items():
+        monkeypatch.setenv(name, value)
     out = tmp_path / "eval"
     plan = EvalPlan(datasets=suite("smoke")[:1], topologies=["single-pass"], out=out,
                     budget_s=60, workers=1, executor="ray")

@@ -101,6 +101,7 @@ def test_failures_are_diagnosed_and_repaired(settings, tmp_path):
 
 
 def test_the_knowledge_base_remembers_runs(settings, tmp_path):
+    settings = settings.model_copy(update={"max_candidates": 1})  # recall needs no second
     first = run(dataset="wine", out=tmp_path / "one", settings=settings)
     second = run(dataset="wine", out=tmp_path / "two", settings=settings)
     assert first.retrieved_runs == []

@@ -291,7 +291,9 @@ PREFERRED_FAMILY = {"renamed_keyword": "logistic_regression",
 def breast_cancer(tmp_path_factory):
     root = tmp_path_factory.mktemp("bc")
     inputs, frame = make_inputs(root, "breast_cancer")
-    inputs = inputs.model_copy(update={"max_candidates": 6})
+    # three folds, as diagnose_case: each round is a fold job per fold, and what a fault
+    # breaks (a fit, a limit, a score) breaks in every fold alike
+    inputs = inputs.model_copy(update={"max_candidates": 6, "cv_folds": 3})
     profile = profile_table(frame, inputs.target, inputs.task_type)
     specs = {s.family: s for s in Planner().plan(inputs, profile, []).candidates}
     return inputs, profile, specs

@@ -15,7 +15,8 @@ def pipesmith(*args, cwd=None, timeout=300):
 
 
 @pytest.mark.slow
-def test_run_succeeds_shows_progress_and_exits_0(tmp_path):
+def test_run_succeeds_shows_progress_and_exits_0(tmp_path, monkeypatch):
+    monkeypatch.setenv("PIPESMITH_MAX_CANDIDATES", "2")  # the progress of two is the same
     out = tmp_path / "run"
     done = pipesmith("run", "--dataset", "iris", "--budget", "60", "--out", str(out),
                      "--kb", str(tmp_path / "kb"))
@@ -87,10 +88,12 @@ def test_help_answers_the_obvious_questions():
 
 
 @pytest.mark.slow
-def test_ctrl_c_then_resume(tmp_path):
+def test_ctrl_c_then_resume(tmp_path, monkeypatch):
     import signal
     import time
 
+    # two candidates: the interrupt comes after the first attempt, the second is left
+    monkeypatch.setenv("PIPESMITH_MAX_CANDIDATES", "2")
     out = tmp_path / "run"
     proc = subprocess.Popen(
         [sys.executable, "-m", "pipesmith.cli", "run", "--dataset", "wine", "--out", str(out),

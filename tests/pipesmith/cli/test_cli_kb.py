@@ -93,7 +93,9 @@ def test_every_kb_command_takes_kb_and_json():
 
 
 @pytest.mark.slow
-def test_seed_fills_an_empty_store_and_skips_what_it_has(tmp_path):
+def test_seed_fills_an_empty_store_and_skips_what_it_has(tmp_path, monkeypatch):
+    # three folds (diabetes would get five): the test is about what seed records and skips
+    monkeypatch.setenv("PIPESMITH_CV_FOLDS", "3")
     folder = tmp_path / "kb"
     done = pipesmith("kb", "seed", "--kb", str(folder), "--datasets", "iris,diabetes",
                      "--budget", "60", "--candidates", "1", "--json", timeout=900)
