@@ -55,6 +55,7 @@ class RunInputs(Frozen):
     max_cost: float | None = None
     families: list[str] = Field(default_factory=list)  # plan only these (a person's edit)
     dropped_columns: list[str] = Field(default_factory=list)  # removed at the person's request
+    permutation_control: bool = True  # refit only a final that passes it (core/permutation.py)
 
 
 class ColumnProfile(Frozen):
@@ -278,6 +279,24 @@ class EnsembleProposal(Frozen):
     def builds(self) -> bool:
         """Whether the choice is a new module to run, not a member as it is."""
         return self.strategy != "single" or bool(self.class_weights)
+
+
+class PermutationControl(Frozen):
+    """The permutation control of one chosen candidate (pipesmith/core/permutation.py):
+    its pipeline fit on shuffled training labels, scored against the true labels."""
+
+    attempt: str
+    candidate: str
+    verdict: Literal["passed", "rejected", "inconclusive"]  # inconclusive: the fits failed
+    score: float | None = None  # with shuffled training labels, mean over its folds
+    baseline_score: float | None = None  # the dummy baseline on the same rows
+    null_sd: float | None = None  # the score's spread for label-blind predictions
+    margin: float | None = None  # the edge over the baseline it was held to
+    folds: int = 0
+    n_val: int = 0
+    seconds: float = 0.0
+    backend: str = ""  # "warm" (forks of the fold workers) or the sandbox's fold jobs
+    detail: str = ""
 
 
 class RefitOutcome(Frozen):

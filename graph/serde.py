@@ -9,7 +9,7 @@ from pipesmith.agents import schemas
 STATE_MODELS = ("RunInputs", "ColumnProfile", "DataProfile", "PastRun", "CodeExample",
                 "CandidateSpec", "Plan",
                 "Candidate", "Issue", "Diagnosis", "Attempt", "EnsembleProposal",
-                "EnsembleOutcome", "RefitOutcome")
+                "EnsembleOutcome", "RefitOutcome", "PermutationControl")
 
 
 def serializer() -> JsonPlusSerializer:

@@ -15,6 +15,7 @@ from pipesmith.agents.schemas import (
     Attempt,
     DataProfile,
     EnsembleOutcome,
+    PermutationControl,
     Plan,
     RefitOutcome,
     RunInputs,
@@ -83,6 +84,8 @@ class Report(BaseModel):
     llm: LLMSummary | None = None  # LLM mode only (docs/report-schema.md)
     search: dict | None = None  # topologies that search: trials, curve, winners, warm start
     warnings: list[str] = []  # what a person should know before trusting the scores
+    # the final's control on shuffled labels (the last one run when every final was rejected)
+    permutation_control: PermutationControl | None = None
 
 
 def choose_final(attempts: list[Attempt], ensemble: EnsembleOutcome, metric: str) -> Attempt | None:
@@ -98,6 +101,7 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
     drafts = [a for a in attempts if a.phase == "draft"]
     baselines = [a.baseline_score for a in attempts if a.baseline_score is not None]
     refit = state.get("refit")
+    controls = state.get("permutation_controls") or []
     files = {"report_json": "report.json", "report_md": "report.md", "attempts": "attempts/"}
     if final is not None:
         files |= {"pipeline": "pipeline.py", "data": "data.parquet"}
@@ -120,7 +124,9 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
         test_baseline_score=refit.test_baseline_score if refit else None,
         warnings=[w for w in [score_gap_warning(
             inputs.metric, final.score, final.cv_std, final.baseline_score,
-            refit.test_score) if final and refit else None] if w],
+            refit.test_score) if final and refit else None] if w] + control_warnings(
+            controls, final),
+        permutation_control=controls[-1] if controls else None,
         refit=refit,
         final_attempt=final.id if final else None,
         final_candidate=final.candidate if final else None,
@@ -137,7 +143,8 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
         rows_dropped_missing_target=inputs.rows_dropped_missing_target,
         timings=state.get("timings") or {},
         # the budget used includes the refit, which runs in this last node
-        elapsed_s=round(elapsed_s(state) + (state["refit"].wall_s if state.get("refit") else 0), 3),
+        elapsed_s=round(elapsed_s(state) + (state["refit"].wall_s if state.get("refit") else 0)
+                        + sum(c.seconds for c in controls), 3),
         sandbox_s=round(sum(a.wall_s for a in attempts if not a.smoke), 3),
         smoke_s=round(sum(a.smoke_s for a in attempts), 3),
         budget_s=inputs.budget_s,
@@ -149,6 +156,30 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
         llm=llm_summary(state, llm),
         search=state.get("search"),
     )
+
+
+def control_warnings(controls: list[PermutationControl], final: Attempt | None) -> list[str]:
+    """What the permutation controls found: each candidate rejected, a control that could
+    not run, and a run left without a candidate by them."""
+    out = [f"{c.attempt} ({c.candidate}) was rejected: {c.detail}" for c in controls
+           if c.verdict == "rejected"]
+    out += [f"the permutation control of {c.attempt} ({c.candidate}) could not run "
+            f"({c.detail[:200]}); its score was not checked against label lookups"
+            for c in controls if c.verdict == "inconclusive"]
+    if final is None and out:
+        out.append("no candidate passed the permutation control: the run has no model")
+    return out
+
+
+def control_line(control: PermutationControl | None) -> list[str]:
+    if control is None:
+        return []
+    if control.verdict == "inconclusive":
+        return [f"- permutation control of {control.attempt}: inconclusive ({control.seconds:.1f}s)"]
+    return [f"- permutation control of {control.attempt}: **{control.verdict}** — with "
+            f"shuffled training labels {_fmt(control.score)} against a dummy baseline "
+            f"{_fmt(control.baseline_score)} (allowed edge {_fmt(control.margin)}; "
+            f"{control.folds} folds, {control.seconds:.1f}s)"]
 
 
 def standalone_script(code: str, inputs: RunInputs) -> str:
@@ -263,6 +294,7 @@ def markdown(report: Report) -> str:
         f"({100 * report.elapsed_s / max(report.budget_s, 1e-9):.0f}% used), "
         f"{report.sandbox_s:.1f}s inside the sandbox",
         *search_lines(report.search),
+        *control_line(report.permutation_control),
         f"- best score over the run's sandbox time: {_curve_text(score_curve(report))}",
         "",
         "## Attempts",
