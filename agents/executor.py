@@ -271,7 +271,8 @@ class Executor:
         except referee.ContractViolation as exc:
             return contract_failure(result, str(exc)), None
         return result, {"test_score": test_score, "test_baseline_score": test_baseline,
-                        "n_test": len(test), "n_dev": len(dev)}
+                        "n_test": len(test), "n_dev": len(dev),
+                        "estimator": read_diagnostics(workdir).get("estimator")}
 
     def _job(self, candidate: Candidate, inputs: RunInputs, folder: Path, timeout_s: float,
              memory_mb: int | None, threads: int, save_model: bool = False) -> ExecResult:
@@ -425,7 +426,20 @@ def read_diagnostics(folder: Path) -> dict:
     for key in ("fit_s", "n_clusters"):
         if isinstance(raw.get(key), (int, float)):
             out[key] = raw[key]
+    if isinstance(raw.get("estimator"), str):
+        out["estimator"] = class_name(raw["estimator"])
     return out
+
+
+ESTIMATOR_CHARS = 60
+
+
+def class_name(text: str) -> str:
+    """A job's claim of its estimator's class, as a report may show it: identifier
+    characters only, at most ESTIMATOR_CHARS (the job wrote it; it is not evidence)."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_.]", "", text)[:ESTIMATOR_CHARS] or "?"
 
 
 def worst_loss(losses: list[dict]) -> dict | None:

@@ -309,6 +309,7 @@ class RefitOutcome(Frozen):
     n_test: int | None = None
     wall_s: float = 0.0
     detail: str = ""
+    estimator: str | None = None  # the refit job's final step's class, as it reported it
 
 
 class EnsembleOutcome(Frozen):

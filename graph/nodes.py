@@ -503,7 +503,8 @@ def outcome_of(report_path: Path) -> dict:
     return {"status": r.status, "metric": r.metric, "score": r.score,
             "baseline_score": r.baseline_score, "test_score": r.test_score,
             "test_baseline_score": r.test_baseline_score,
-            "final_candidate": r.final_candidate, "report_path": str(report_path),
+            "final_candidate": r.final_candidate, "final_estimator": r.final_estimator,
+            "report_path": str(report_path),
             "out_dir": r.out_dir}
 
 

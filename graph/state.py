@@ -16,8 +16,8 @@ from pipesmith.agents.schemas import (
     EnsembleOutcome,
     EnsembleProposal,
     PastRun,
-    Plan,
     PermutationControl,
+    Plan,
     RefitOutcome,
     RunInputs,
 )

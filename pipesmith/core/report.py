@@ -59,7 +59,7 @@ class Report(BaseModel):
     test_baseline_score: float | None  # the dummy baseline fit on development, on the test part
     refit: RefitOutcome | None
     final_attempt: str | None
-    final_candidate: str | None
+    final_candidate: str | None  # the plan's name for it (family, _tuned for a search winner)
     final_success: bool
     first_pass_success: bool
     rounds_used: int
@@ -86,6 +86,8 @@ class Report(BaseModel):
     warnings: list[str] = []  # what a person should know before trusting the scores
     # the final's control on shuffled labels (the last one run when every final was rejected)
     permutation_control: PermutationControl | None = None
+    # what the refit job says its final step is (sanitised): the code, not the plan's name
+    final_estimator: str | None = None
 
 
 def choose_final(attempts: list[Attempt], ensemble: EnsembleOutcome, metric: str) -> Attempt | None:
@@ -127,6 +129,7 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
             refit.test_score) if final and refit else None] if w] + control_warnings(
             controls, final),
         permutation_control=controls[-1] if controls else None,
+        final_estimator=refit.estimator if refit else None,
         refit=refit,
         final_attempt=final.id if final else None,
         final_candidate=final.candidate if final else None,
@@ -175,7 +178,8 @@ def control_line(control: PermutationControl | None) -> list[str]:
     if control is None:
         return []
     if control.verdict == "inconclusive":
-        return [f"- permutation control of {control.attempt}: inconclusive ({control.seconds:.1f}s)"]
+        return [f"- permutation control of {control.attempt}: inconclusive "
+                f"({control.seconds:.1f}s)"]
     return [f"- permutation control of {control.attempt}: **{control.verdict}** — with "
             f"shuffled training labels {_fmt(control.score)} against a dummy baseline "
             f"{_fmt(control.baseline_score)} (allowed edge {_fmt(control.margin)}; "
@@ -281,7 +285,8 @@ def markdown(report: Report) -> str:
         f"- dataset: `{report.dataset}`, target `{report.target}`, {report.task_type}{inferred}",
         f"- data: {report.profile.summary(report.task_type)}",
         f"- {report.metric}, CV on the development part: **{_cv(report.cv_score)}** "
-        f"(dummy baseline {_fmt(report.baseline_score)}), final: {report.final_candidate}",
+        f"(dummy baseline {_fmt(report.baseline_score)}), final: {report.final_candidate}"
+        + (f" (refit estimator: `{report.final_estimator}`)" if report.final_estimator else ""),
         f"- {report.metric}, test part (refit on all development rows): "
         f"**{_fmt(report.test_score)}** (dummy baseline {_fmt(report.test_baseline_score)})"
         + ("" if report.refit is None or report.refit.status in ("ok", "skipped")
