@@ -167,8 +167,8 @@ class Executor:
                  ) -> tuple[ExecResult, dict | None]:
         """The permutation control's fits (pipesmith/core/permutation.py): the candidate on
         the run's first folds (at most permutation.FOLDS) with each fold's training labels
-        shuffled, scored here against the true labels: `score`, `baseline_score` and
-        `null_sd`, the score's spread for label-blind predictions. On the warm workers when
+        shuffled, scored here against the true labels: `score`, `baseline_score`, and
+        `null_mean`, `null_sd`: the score of label-blind predictions. On the warm workers when
         they run (each child shuffles its fold's labels), else fold jobs whose
         train.parquet holds the shuffled labels; the predicted rows' labels never enter."""
         from pipesmith.core import permutation
@@ -218,10 +218,11 @@ class Executor:
             scores.append(referee.score(inputs.metric, y[fold.predict], checked[-1]))
             # the shuffle keeps the training labels' counts: the same dummy as the run's
             baselines.append(referee.baseline(inputs.metric, y[fold.train], y[fold.predict]))
-        null_sd = permutation.null_spread(inputs.metric, [y[f.predict] for f in folds],
-                                          checked, permutation.fold_seed(inputs.seed, -1))
+        null_mean, null_sd = permutation.null_spread(
+            inputs.metric, [y[f.predict] for f in folds], checked,
+            permutation.fold_seed(inputs.seed, -1))
         return {"score": float(np.mean(scores)), "baseline_score": float(np.mean(baselines)),
-                "null_sd": null_sd, "folds": len(folds),
+                "null_mean": null_mean, "null_sd": null_sd, "folds": len(folds),
                 "n_val": int(sum(len(f.predict) for f in folds))}
 
     def run_script(self, candidate: Candidate, workdir: Path, timeout_s: float,

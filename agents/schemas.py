@@ -290,8 +290,10 @@ class PermutationControl(Frozen):
     verdict: Literal["passed", "rejected", "inconclusive"]  # inconclusive: the fits failed
     score: float | None = None  # with shuffled training labels, mean over its folds
     baseline_score: float | None = None  # the dummy baseline on the same rows
-    null_sd: float | None = None  # the score's spread for label-blind predictions
-    margin: float | None = None  # the edge over the baseline it was held to
+    null_mean: float | None = None  # these predictions against shuffled true labels: ...
+    null_sd: float | None = None  # ... the score of label-blind predictions and its spread
+    z: float | None = None  # (score - null_mean) / null_sd, signed so that up is better
+    margin: float | None = None  # the edge allowed over the better of baseline and null mean
     folds: int = 0
     n_val: int = 0
     seconds: float = 0.0

@@ -438,7 +438,7 @@ def controlled(state: RunState, runtime: Runtime[Deps], final: Attempt | None,
         if control.verdict != "rejected":
             break
         log.warning("permutation_control.rejected", attempt=final.id, score=control.score,
-                    baseline=control.baseline_score, margin=control.margin)
+                    baseline=control.baseline_score, z=control.z)
         rejected[final.id] = reject(final, control)
         if final.phase == "ensemble":
             outcome = outcome.model_copy(update={
@@ -470,14 +470,16 @@ def permutation_control(state: RunState, runtime: Runtime[Deps], final: Attempt)
     if measured is None:  # kept, with a warning: a crash says nothing about labels
         return PermutationControl(verdict="inconclusive", **named, detail=(
             f"{result.status}: " + (result.detail or result.stderr[-300:]).strip())[:500])
-    verdict, margin = permutation.judge(inputs.metric, measured["score"],
-                                        measured["baseline_score"], measured["null_sd"],
-                                        final.score, final.baseline_score)
+    verdict, margin, z = permutation.judge(inputs.metric, measured["score"],
+                                        measured["baseline_score"], measured["null_mean"],
+                                        measured["null_sd"], final.score, final.baseline_score)
     detail = permutation.reason(inputs.metric, measured["score"], measured["baseline_score"],
-                                margin) if verdict == "rejected" else ""
-    return PermutationControl(verdict=verdict, margin=margin, detail=detail, **named,
+                                z) if verdict == "rejected" else ""
+    return PermutationControl(verdict=verdict, margin=margin, z=round(z, 3), detail=detail,
+                              **named,
                               **{k: measured[k] for k in ("score", "baseline_score",
-                                                          "null_sd", "folds", "n_val")})
+                                                          "null_mean", "null_sd", "folds",
+                                                          "n_val")})
 
 
 def reject(final: Attempt, control) -> Attempt:

@@ -182,8 +182,8 @@ def control_line(control: PermutationControl | None) -> list[str]:
                 f"({control.seconds:.1f}s)"]
     return [f"- permutation control of {control.attempt}: **{control.verdict}** — with "
             f"shuffled training labels {_fmt(control.score)} against a dummy baseline "
-            f"{_fmt(control.baseline_score)} (allowed edge {_fmt(control.margin)}; "
-            f"{control.folds} folds, {control.seconds:.1f}s)"]
+            f"{_fmt(control.baseline_score)} ({control.z or 0:.1f} spreads beyond label-blind "
+            f"guessing; {control.folds} folds, {control.seconds:.1f}s)"]
 
 
 def standalone_script(code: str, inputs: RunInputs) -> str:
