@@ -166,8 +166,8 @@ class Executor:
                  timeout_s: float, memory_mb: int | None = None
                  ) -> tuple[ExecResult, dict | None]:
         """The permutation control's fits (pipesmith/core/permutation.py): the candidate on
-        the run's first folds (at most permutation.FOLDS) with each fold's training labels
-        shuffled, scored here against the true labels: `score`, `baseline_score`, and
+        the run's first folds (permutation.FOLDS on the warm workers, COLD_FOLDS as fold
+        jobs, which pay an interpreter each) with each fold's training labels shuffled, scored here against the true labels: `score`, `baseline_score`, and
         `null_mean`, `null_sd`: the score of label-blind predictions. On the warm workers when
         they run (each child shuffles its fold's labels), else fold jobs whose
         train.parquet holds the shuffled labels; the predicted rows' labels never enter."""
@@ -176,14 +176,15 @@ class Executor:
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "candidate.py").write_text(candidate.code)
         dev = pd.read_parquet(inputs.data_path)
-        folds = referee.fold_plan(dev, inputs.target, inputs.task_type, inputs.cv_folds,
-                                  inputs.seed)[:permutation.FOLDS]
+        plan = referee.fold_plan(dev, inputs.target, inputs.task_type, inputs.cv_folds,
+                                 inputs.seed)
+        warm = self.warm_workers(inputs) if len(plan) > 1 else None
+        folds = plan[:permutation.FOLDS if warm is not None else permutation.COLD_FOLDS]
         seeds = [permutation.fold_seed(inputs.seed, k) for k in range(len(folds))]
         jobs = [workdir / "folds" / str(n) for n in range(len(folds))]
         workers = fold_workers(inputs.n_jobs, len(jobs), self.cores)
         threads = max(1, inputs.n_jobs // workers)
         started = time.perf_counter()
-        warm = self.warm_workers(inputs) if len(folds) > 1 else None
         fitted = warm.fit(candidate, jobs, timeout_s, workers, permute_seeds=seeds) \
             if warm is not None else None
         if fitted is not None:

@@ -2,7 +2,8 @@
 
 A candidate that gets the labels of the rows it predicts through a channel the sandbox does
 not close (a copy of a public data set in its own source, a file it should not reach) earns a
-fake CV score. The control fits the chosen candidate on at most `FOLDS` of the run's folds
+fake CV score. The control fits the chosen candidate on `FOLDS` of the run's folds (one,
+`COLD_FOLDS`, without warm workers)
 with the fold's training labels shuffled (seeded, `shuffle_labels`) and scores its
 predictions here against the true labels of the predicted rows. An honest pipeline learns
 nothing from shuffled labels: its predictions are independent of the true labels and score
@@ -34,7 +35,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-FOLDS = 2  # the control's cost: at most this many of the run's folds
+FOLDS = 2  # the control's cost: at most this many of the run's folds on the warm workers,
+COLD_FOLDS = 1  # ... this many as fresh fold jobs (an interpreter and imports each)
 NULL_DRAWS = 100  # permutations of the true labels for the spread under independence
 Z = 4.0
 EDGE_SHARE = 0.5
