@@ -167,10 +167,11 @@ class Executor:
                  ) -> tuple[ExecResult, dict | None]:
         """The permutation control's fits (pipesmith/core/permutation.py): the candidate on
         the run's first folds (permutation.FOLDS on the warm workers, COLD_FOLDS as fold
-        jobs, which pay an interpreter each) with each fold's training labels shuffled, scored here against the true labels: `score`, `baseline_score`, and
-        `null_mean`, `null_sd`: the score of label-blind predictions. On the warm workers when
-        they run (each child shuffles its fold's labels), else fold jobs whose
-        train.parquet holds the shuffled labels; the predicted rows' labels never enter."""
+        jobs, which pay an interpreter each) with each fold's training labels shuffled,
+        scored here against the true labels: `score`, `baseline_score`, and `null_mean`,
+        `null_sd`: the score of label-blind predictions. On the warm workers each child
+        shuffles its fold's labels; a fold job's train.parquet holds the shuffled labels.
+        The predicted rows' labels never enter the sandbox."""
         from pipesmith.core import permutation
 
         workdir.mkdir(parents=True, exist_ok=True)
