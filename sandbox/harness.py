@@ -81,7 +81,10 @@ def loss_summary(estimator) -> dict | None:
 def final_step(estimator) -> str:
     """The class name of what predicts: a pipeline's last step, else the estimator (what
     the report names beside the planned family; untrusted, sanitised by the reader)."""
-    final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+    try:
+        final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+    except Exception:  # a `steps` that is not a pipeline's: name the estimator itself
+        final = estimator
     return type(final).__name__
 
 
