@@ -162,6 +162,71 @@ class Executor:
         metrics["fold_wall_s"] = round(fold_wall_s, 3)
         return result, metrics
 
+    def permuted(self, candidate: Candidate, inputs: RunInputs, workdir: Path,
+                 timeout_s: float, memory_mb: int | None = None
+                 ) -> tuple[ExecResult, dict | None]:
+        """The permutation control's fits (pipesmith/core/permutation.py): the candidate on
+        the run's first folds (permutation.FOLDS on the warm workers, COLD_FOLDS as fold
+        jobs, which pay an interpreter each) with each fold's training labels shuffled,
+        scored here against the true labels: `score`, `baseline_score`, and `null_mean`,
+        `null_sd`: the score of label-blind predictions. On the warm workers each child
+        shuffles its fold's labels; a fold job's train.parquet holds the shuffled labels.
+        The predicted rows' labels never enter the sandbox."""
+        from pipesmith.core import permutation
+
+        workdir.mkdir(parents=True, exist_ok=True)
+        (workdir / "candidate.py").write_text(candidate.code)
+        dev = pd.read_parquet(inputs.data_path)
+        plan = referee.fold_plan(dev, inputs.target, inputs.task_type, inputs.cv_folds,
+                                 inputs.seed)
+        warm = self.warm_workers(inputs) if len(plan) > 1 else None
+        folds = plan[:permutation.FOLDS if warm is not None else permutation.COLD_FOLDS]
+        seeds = [permutation.fold_seed(inputs.seed, k) for k in range(len(folds))]
+        jobs = [workdir / "folds" / str(n) for n in range(len(folds))]
+        workers = fold_workers(inputs.n_jobs, len(jobs), self.cores)
+        threads = max(1, inputs.n_jobs // workers)
+        started = time.perf_counter()
+        fitted = warm.fit(candidate, jobs, timeout_s, workers, permute_seeds=seeds) \
+            if warm is not None else None
+        if fitted is not None:
+            result = fitted[0]
+        else:
+            for folder, fold, seed in zip(jobs, folds, seeds, strict=True):
+                referee.write_fold(folder, dev, inputs.target, fold, inputs.task_type,
+                                   permute_seed=seed)
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                results = list(pool.map(lambda folder: self._job(
+                    candidate, inputs, folder, timeout_s, memory_mb, threads), jobs))
+            result = merge_results(results, time.perf_counter() - started)
+        if not result.ok:
+            return result, None
+        try:
+            return result, self._score_permuted(dev, folds, jobs, inputs)
+        except referee.ContractViolation as exc:
+            return contract_failure(result, str(exc)), None
+
+    def _score_permuted(self, dev: pd.DataFrame, folds: list[referee.Fold],
+                        jobs: list[Path], inputs: RunInputs) -> dict:
+        from pipesmith.core import permutation
+
+        y = dev[inputs.target].to_numpy()
+        classify = inputs.task_type == "classification"
+        checked, scores, baselines = [], [], []
+        for fold, folder in zip(folds, jobs, strict=True):
+            y_train = y[fold.train] if classify else None
+            checked.append(referee.check_predictions(
+                referee.load_returned(folder, len(fold.predict), n_classes(y_train)),
+                len(fold.predict), inputs.task_type, inputs.metric, y_train=y_train))
+            scores.append(referee.score(inputs.metric, y[fold.predict], checked[-1]))
+            # the shuffle keeps the training labels' counts: the same dummy as the run's
+            baselines.append(referee.baseline(inputs.metric, y[fold.train], y[fold.predict]))
+        null_mean, null_sd = permutation.null_spread(
+            inputs.metric, [y[f.predict] for f in folds], checked,
+            permutation.fold_seed(inputs.seed, -1))
+        return {"score": float(np.mean(scores)), "baseline_score": float(np.mean(baselines)),
+                "null_mean": null_mean, "null_sd": null_sd, "folds": len(folds),
+                "n_val": int(sum(len(f.predict) for f in folds))}
+
     def run_script(self, candidate: Candidate, workdir: Path, timeout_s: float,
                    memory_mb: int, disk_mb: int) -> ExecResult:
         """A plain script (`pipesmith repair`): `python <its name>` in the sandbox, in a
@@ -217,7 +282,8 @@ class Executor:
         return result, {"test_score": test_score, "test_baseline_score": test_baseline,
                         "n_test": len(test), "n_dev": len(dev),
                         "feature_importance": ranked, "importance_note": note,
-                        "held_out": held_out(inputs, test, checked)}
+                        "held_out": held_out(inputs, test, checked),
+                        "estimator": read_diagnostics(workdir).get("estimator")}
 
     def _job(self, candidate: Candidate, inputs: RunInputs, folder: Path, timeout_s: float,
              memory_mb: int | None, threads: int, save_model: bool = False,
@@ -387,7 +453,20 @@ def read_diagnostics(folder: Path) -> dict:
             out[key] = raw[key]
     if isinstance(raw.get("importance"), dict):  # the refit's shuffle loop: why it stopped
         out["importance"] = {"stopped": str(raw["importance"].get("stopped") or "")[:200]}
+    if isinstance(raw.get("estimator"), str):
+        out["estimator"] = class_name(raw["estimator"])
     return out
+
+
+ESTIMATOR_CHARS = 60
+
+
+def class_name(text: str) -> str:
+    """A job's claim of its estimator's class, as a report may show it: identifier
+    characters only, at most ESTIMATOR_CHARS (the job wrote it; it is not evidence)."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_.]", "", text)[:ESTIMATOR_CHARS] or "?"
 
 
 def worst_loss(losses: list[dict]) -> dict | None:

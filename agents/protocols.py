@@ -113,6 +113,12 @@ class Executor(Protocol):
               memory_mb: int | None = None) -> tuple[ExecResult, dict | None]:
         ...
 
+    def permuted(self, candidate: Candidate, inputs: RunInputs, workdir: Path,
+                 timeout_s: float, memory_mb: int | None = None
+                 ) -> tuple[ExecResult, dict | None]:
+        """The permutation control's fits on shuffled training labels, scored outside."""
+        ...
+
     def warm_workers(self, inputs: RunInputs) -> WarmFolds | None:
         """The run's warm fold workers when running (the search's trials use them)."""
         ...

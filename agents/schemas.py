@@ -56,6 +56,7 @@ class RunInputs(Frozen):
     max_cost: float | None = None
     families: list[str] = Field(default_factory=list)  # plan only these (a person's edit)
     dropped_columns: list[str] = Field(default_factory=list)  # removed at the person's request
+    permutation_control: bool = True  # refit only a final that passes it (core/permutation.py)
 
 
 class ColumnProfile(Frozen):
@@ -289,6 +290,26 @@ class FeatureImportance(Frozen):
     importance: float
 
 
+class PermutationControl(Frozen):
+    """The permutation control of one chosen candidate (pipesmith/core/permutation.py):
+    its pipeline fit on shuffled training labels, scored against the true labels."""
+
+    attempt: str
+    candidate: str
+    verdict: Literal["passed", "rejected", "inconclusive"]  # inconclusive: the fits failed
+    score: float | None = None  # with shuffled training labels, mean over its folds
+    baseline_score: float | None = None  # the dummy baseline on the same rows
+    null_mean: float | None = None  # these predictions against shuffled true labels: ...
+    null_sd: float | None = None  # ... the score of label-blind predictions and its spread
+    z: float | None = None  # (score - null_mean) / null_sd, signed so that up is better
+    margin: float | None = None  # the edge allowed over the better of baseline and null mean
+    folds: int = 0
+    n_val: int = 0
+    seconds: float = 0.0
+    backend: str = ""  # "warm" (forks of the fold workers) or the sandbox's fold jobs
+    detail: str = ""
+
+
 class RefitOutcome(Frozen):
     """The chosen pipeline refit on every development row and scored on the test part."""
 
@@ -302,6 +323,7 @@ class RefitOutcome(Frozen):
     feature_importance: list[FeatureImportance] = Field(default_factory=list)  # largest first
     importance_note: str = ""  # what it covers (columns, rows, seed) or why there is none
 
+    estimator: str | None = None  # the refit job's final step's class, as it reported it
 
 class HeldOutPredictions(Frozen):
     """The refit's test-part predictions as the referee checked them, beside the true labels

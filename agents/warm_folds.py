@@ -51,12 +51,15 @@ class WarmFolds:
                                disk_mb=inputs.disk_mb, deadline=deadline)
 
     def fit(self, candidate: Candidate, jobs: list[Path], timeout_s: float,
-            workers: int) -> tuple[ExecResult, float] | None:
+            workers: int, permute_seeds: list[int] | None = None
+            ) -> tuple[ExecResult, float] | None:
         """Fit the candidate on every fold; each fold's predictions and diagnostics go to
         its folder (as a fold job writes them). Returns the merged result and what one
         fold would cost as a fresh job (the slowest fork plus a worker's start: what the
         budget keeps for the refit). A fold past its time limit makes the result a timeout;
-        None when a fold failed otherwise: the caller runs the candidate as fold jobs."""
+        None when a fold failed otherwise: the caller runs the candidate as fold jobs.
+        `jobs` may be fewer than the folds (the first ones); `permute_seeds`, one per job,
+        has each child shuffle its training labels (the permutation control)."""
         module = self.pool.module(candidate.id, candidate.code)
         if not self.pool.start(workers):  # the first fit starts them (once per run)
             return None
@@ -65,6 +68,8 @@ class WarmFolds:
         def one(k: int) -> tuple[dict, dict]:
             request = {"id": f"{candidate.id}-{k}", "module": module, "params": {},
                        "share": 1.0, "timeout_s": timeout_s, "diagnostics": True}
+            if permute_seeds is not None:
+                request |= {"id": f"{candidate.id}-p{k}", "permute_seed": permute_seeds[k]}
             return self.pool.workers[k].trial(request)
 
         with ThreadPoolExecutor(max(1, workers)) as threads:

@@ -395,9 +395,10 @@ def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 
 def report(state: RunState, runtime: Runtime[Deps]) -> dict:
-    """Decide the ensemble on out-of-fold predictions, refit the chosen pipeline on the
-    whole development part and score it on the test part (the first time any test row is
-    used), then write the report."""
+    """Decide the ensemble on out-of-fold predictions, hold the chosen pipeline to the
+    permutation control (a final that fails it is rejected and the next best chosen), refit
+    it on the whole development part and score it on the test part (the first time any
+    test row is used), then write the report."""
     from pipesmith.core.plots import preload
     from pipesmith.core.report import choose_final, write_report
 
@@ -408,14 +409,100 @@ def report(state: RunState, runtime: Runtime[Deps]) -> dict:
     outcome = runtime.context.ensembler.decide(
         proposal, ensemble_attempt, attempts, state["inputs"].metric)
     final = choose_final(attempts, outcome, state["inputs"].metric)
+    final, rejected, outcome, controls = controlled(state, runtime, final, attempts, outcome)
     refitted, held_out = refit(state, runtime, final)
     session = runtime.context.llm
-    path = write_report({**state, "ensemble": outcome, "refit": refitted},
+    path = write_report({**state, "attempts": {**(state.get("attempts") or {}), **rejected},
+                         "ensemble": outcome, "refit": refitted,
+                         "permutation_controls": controls},
                         runtime.context.topology,
                         llm=session.describe() if session is not None else None,
                         held_out=held_out)
-    return {"ensemble": outcome, "refit": refitted, "report_path": str(path),
+    return {"attempts": rejected, "ensemble": outcome, "refit": refitted,
+            "permutation_controls": controls, "report_path": str(path),
             "outcome": outcome_of(path)}
+
+
+CONTROL_SLACK = 3.0  # the control's time limit: this many of the final's slowest fold ...
+CONTROL_EXTRA_S = 10.0  # ... plus this (a fit on shuffled labels may grow deeper trees)
+
+
+def controlled(state: RunState, runtime: Runtime[Deps], final: Attempt | None,
+               attempts: list[Attempt], outcome):
+    """The final candidate once the permutation control has had its say: a final whose
+    predictions still beat the dummy with shuffled training labels is rejected (a contract
+    violation, pipesmith/core/permutation.py) and the next best is chosen and controlled,
+    until one passes or none is left. Returns (final, rejected attempts by id, the
+    ensemble outcome, the controls run in order)."""
+    from pipesmith.core.report import choose_final
+
+    inputs = state["inputs"]
+    rejected: dict[str, Attempt] = {}
+    controls = []
+    if not inputs.permutation_control or inputs.task_type == "clustering":
+        return final, rejected, outcome, controls
+    while final is not None and not final.script:
+        control = permutation_control(state, runtime, final)
+        controls.append(control)
+        if control.verdict != "rejected":
+            break
+        log.warning("permutation_control.rejected", attempt=final.id, score=control.score,
+                    baseline=control.baseline_score, z=control.z)
+        rejected[final.id] = reject(final, control)
+        if final.phase == "ensemble":
+            outcome = outcome.model_copy(update={
+                "kept": False, "reason": "rejected by the permutation control"})
+        attempts = [rejected.get(a.id, a) for a in attempts]
+        final = choose_final(attempts, outcome, inputs.metric)
+    return final, rejected, outcome, controls
+
+
+def permutation_control(state: RunState, runtime: Runtime[Deps], final: Attempt):
+    """One candidate's control: its fits on shuffled labels and the referee's verdict."""
+    import shutil
+    import time
+
+    from pipesmith.agents.schemas import PermutationControl
+    from pipesmith.core import permutation
+
+    inputs = state["inputs"]
+    candidate = state["candidates"][final.id]
+    workdir = attempt_dir(state, candidate) / "control"
+    shutil.rmtree(workdir, ignore_errors=True)  # a resumed run controls afresh
+    timeout = min(inputs.run_timeout_s,
+                  CONTROL_SLACK * max(final.fold_wall_s, 1.0) + CONTROL_EXTRA_S)
+    started = time.perf_counter()
+    result, measured = runtime.context.executor.permuted(
+        candidate, inputs, workdir, timeout, memory_mb=final.memory_limit_mb)
+    named = dict(attempt=final.id, candidate=final.candidate, backend=result.backend,
+                 seconds=round(time.perf_counter() - started, 3))
+    if measured is None:  # kept, with a warning: a crash says nothing about labels
+        return PermutationControl(verdict="inconclusive", **named, detail=(
+            f"{result.status}: " + (result.detail or result.stderr[-300:]).strip())[:500])
+    verdict, margin, z = permutation.judge(inputs.metric, measured["score"],
+                                        measured["baseline_score"], measured["null_mean"],
+                                        measured["null_sd"], final.score, final.baseline_score)
+    detail = permutation.reason(inputs.metric, measured["score"], measured["baseline_score"],
+                                z) if verdict == "rejected" else ""
+    return PermutationControl(verdict=verdict, margin=margin, z=round(z, 3), detail=detail,
+                              **named,
+                              **{k: measured[k] for k in ("score", "baseline_score",
+                                                          "null_mean", "null_sd", "folds",
+                                                          "n_val")})
+
+
+def reject(final: Attempt, control) -> Attempt:
+    """The attempt as a failed candidate: a contract violation of its predictions."""
+    from pipesmith.agents.executor import CONTRACT_EXIT
+
+    diagnosis = Diagnosis(
+        taxonomy_class="contract", subclass="invalid_predictions", severity="recoverable",
+        summary="its predictions track the true labels of rows it was not given "
+                "(the permutation control)", excerpt=control.detail[:500])
+    return final.model_copy(update={
+        "status": "error", "exit_code": CONTRACT_EXIT, "diagnosis": diagnosis,
+        "error_tail": (final.error_tail + "\npipesmith.harness.ContractError: "
+                       + control.detail)[-ERROR_TAIL_CHARS:]})
 
 
 def outcome_of(report_path: Path) -> dict:
@@ -427,7 +514,8 @@ def outcome_of(report_path: Path) -> dict:
     return {"status": r.status, "metric": r.metric, "score": r.score,
             "baseline_score": r.baseline_score, "test_score": r.test_score,
             "test_baseline_score": r.test_baseline_score,
-            "final_candidate": r.final_candidate, "report_path": str(report_path),
+            "final_candidate": r.final_candidate, "final_estimator": r.final_estimator,
+            "report_path": str(report_path),
             "out_dir": r.out_dir}
 
 

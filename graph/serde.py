@@ -9,7 +9,8 @@ from pipesmith.agents import schemas
 STATE_MODELS = ("RunInputs", "ColumnProfile", "DataProfile", "PastRun", "CodeExample",
                 "CandidateSpec", "Plan",
                 "Candidate", "Issue", "Diagnosis", "Attempt", "EnsembleProposal",
-                "EnsembleOutcome", "RefitOutcome", "FeatureImportance")
+                "EnsembleOutcome", "RefitOutcome", "FeatureImportance",
+                "PermutationControl")
 
 
 def serializer() -> JsonPlusSerializer:

@@ -18,6 +18,7 @@ from pipesmith.agents.schemas import (
     EnsembleOutcome,
     EnsembleProposal,
     PastRun,
+    PermutationControl,
     Plan,
     RefitOutcome,
     RunInputs,
@@ -98,6 +99,8 @@ class RunState(TypedDict, total=False):
     proposal: EnsembleProposal | None
     ensemble: EnsembleOutcome | None
     refit: RefitOutcome | None  # the chosen pipeline refit and scored on the test part
+    # before the refit, the control of each final chosen in turn (the last one's passed)
+    permutation_controls: list[PermutationControl]
     timings: Annotated[dict[str, float], add_times]
     report_path: str | None
     stop_reason: str  # `pipesmith repair`: why its loop stopped, in words

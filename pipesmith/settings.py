@@ -28,6 +28,9 @@ class Settings(BaseSettings):
     # fold fits as forks of warm sandboxed workers, one per fold (agents/warm_folds.py);
     # off: a fresh sandbox job per fold, as before (PIPESMITH_WARM_WORKERS=0)
     warm_workers: bool = True
+    # fit the chosen pipeline on shuffled training labels before the refit and reject it
+    # when it still beats the dummy (pipesmith/core/permutation.py); off only to compare
+    permutation_control: bool = True
     runs_dir: Path = Path("runs")
     kb_dir: Path = Field(default_factory=default_kb_dir)  # evaluated per instance
     use_kb: bool = True

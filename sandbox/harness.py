@@ -5,7 +5,8 @@ Usage: python -m pipesmith.sandbox.harness job.json
 It reads only what its workdir holds: `train.parquet` (features and target of the rows it
 may learn from), `predict.parquet` (features only, no target) and the candidate module.
 It fits `build_pipeline(task)` and writes `predictions.npz` (`pred`, and for classifiers
-`proba` and `classes`), `diagnostics.json` (fit seconds, warnings, loss curve summary) and,
+`proba` and `classes`), `diagnostics.json` (fit seconds, warnings, loss curve summary, the
+final step's class name) and,
 for the refit, `model.joblib` and, when job.json asks (`importance`), `importance.npz`
 (the test features' predictions with one column shuffled at a time,
 pipesmith/sandbox/permutation.py). It never splits or scores: the referee
@@ -79,6 +80,16 @@ def loss_summary(estimator) -> dict | None:
             "finite": bool(np.all(np.isfinite(curve)))}
 
 
+def final_step(estimator) -> str:
+    """The class name of what predicts: a pipeline's last step, else the estimator (what
+    the report names beside the planned family; untrusted, sanitised by the reader)."""
+    try:
+        final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+    except Exception:  # a `steps` that is not a pipeline's: name the estimator itself
+        final = estimator
+    return type(final).__name__
+
+
 def run_supervised(job: dict, module, workdir: Path) -> tuple[dict, dict, object]:
     train = pd.read_parquet(workdir / "train.parquet")
     X_predict = pd.read_parquet(workdir / "predict.parquet")
@@ -91,7 +102,8 @@ def run_supervised(job: dict, module, workdir: Path) -> tuple[dict, dict, object
         arrays["proba"] = np.asarray(estimator.predict_proba(X_predict), dtype=float)
         arrays["classes"] = np.asarray(estimator.classes_)
     diagnostics = {"fit_s": round(fit_s, 3), "warnings": fit_warnings,
-                   "loss": loss_summary(estimator), "n_train": len(train)}
+                   "loss": loss_summary(estimator), "n_train": len(train),
+                   "estimator": final_step(estimator)}
     if job.get("importance"):  # the refit: shuffled-column predictions, scored outside
         diagnostics["importance"] = write_permuted(estimator, X_predict, job["importance"],
                                                    fit_s, "proba" in arrays, workdir)
@@ -119,7 +131,8 @@ def run_clustering(job: dict, module, workdir: Path) -> tuple[dict, dict, object
             else build_estimator(module, task_of(job), "clusters").fit_predict(X_predict)
     labels = np.asarray(labels)
     diagnostics = {"fit_s": round(fit_s, 3), "warnings": fit_warnings, "n_train": len(train),
-                   "n_clusters": int(len(set(labels.tolist())))}
+                   "n_clusters": int(len(set(labels.tolist()))),
+                   "estimator": final_step(estimator)}
     return {"pred": labels}, diagnostics, estimator
 
 

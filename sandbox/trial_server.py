@@ -7,7 +7,8 @@ The job names the fold's training rows with their labels, the rows to predict wi
 theirs, and the channel (sandbox/channel.py): two FIFOs in a read-only folder. It loads
 the fold once and says `ready`; then per request {"op": "trial", "id", "module" (a
 candidate module's path), "params", "share", "timeout_s"} it forks a child that imports
-the module, builds the pipeline with `task["params"]`, fits and predicts
+the module, builds the pipeline with `task["params"]` (with "permute_seed", on shuffled
+training labels), fits and predicts
 (`trial_worker.run_trial`), and replies with the trial's status and its predictions
 (.npz bytes). The fork is the restart: a trial that crashes, is killed for memory or runs
 past `timeout_s` (SIGKILLed here) is a failed trial, and the next one starts from the same
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipesmith.core.permutation import shuffle_labels
 from pipesmith.sandbox.channel import REPLIES, REQUESTS, ChannelError, receive, send
 from pipesmith.sandbox.harness import load_candidate
 from pipesmith.sandbox.trial_worker import run_trial
@@ -51,11 +53,14 @@ class Fold:
 
 def _child(fold: Fold, request: dict) -> None:
     """In the forked child: import the candidate, one trial, its outcome in a file; never
-    returns."""
+    returns. A request's `permute_seed` shuffles the training labels first (the permutation
+    control): the child, not the worker, so later fits see the fold as it is."""
     status = 1
     try:
+        y = fold.y if request.get("permute_seed") is None else \
+            shuffle_labels(fold.y, int(request["permute_seed"]))
         module = load_candidate(Path(request["module"]))
-        row = run_trial(module, fold.job, request, fold.X, fold.y, fold.X_pred, fold.out)
+        row = run_trial(module, fold.job, request, fold.X, y, fold.X_pred, fold.out)
         status = 0
     except BaseException as exc:  # the trial's failure is its result
         row = {"id": request["id"], "status": "error",

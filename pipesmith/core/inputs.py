@@ -113,6 +113,7 @@ def resolve(table: Table, task: str | None, metric: str | None, settings: Settin
         rows_dropped_missing_target=len(table.frame) - len(frame),
         llm=settings.llm, llm_model=settings.llm_model if settings.llm != "offline" else None,
         max_tokens_total=settings.max_tokens_total, max_cost=settings.max_cost,
+        permutation_control=settings.permutation_control,
     )
     return inputs, Tables(frame, dev_rows, test_rows)
 

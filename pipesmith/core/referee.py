@@ -152,13 +152,18 @@ def fold_plan(dev: pd.DataFrame, target: str | None, task_type: str, k: int,
 
 
 def write_fold(workdir: Path, dev: pd.DataFrame, target: str | None, fold: Fold,
-               task_type: str) -> None:
+               task_type: str, permute_seed: int | None = None) -> None:
     """train.parquet (features + target) and predict.parquet (features only, no target).
     Clustering: train.parquet holds the features only (a target column, when the table
-    names one, is what an external index would be judged by)."""
+    names one, is what an external index would be judged by). With `permute_seed`, the
+    training labels are shuffled (the permutation control, pipesmith/core/permutation.py)."""
+    from pipesmith.core.permutation import shuffle_labels
+
     workdir.mkdir(parents=True, exist_ok=True)
-    without_target(dev.iloc[fold.train], target, task_type).to_parquet(
-        workdir / "train.parquet", index=False)
+    train = dev.iloc[fold.train]
+    if permute_seed is not None:
+        train = train.assign(**{target: shuffle_labels(train[target], permute_seed)})
+    without_target(train, target, task_type).to_parquet(workdir / "train.parquet", index=False)
     if task_type != "clustering":
         dev.iloc[fold.predict].drop(columns=[target]).to_parquet(
             workdir / "predict.parquet", index=False)

@@ -17,6 +17,7 @@ from pipesmith.agents.schemas import (
     EnsembleOutcome,
     FeatureImportance,
     HeldOutPredictions,
+    PermutationControl,
     Plan,
     RefitOutcome,
     RunInputs,
@@ -32,7 +33,7 @@ from pipesmith.graph.state import RunState, elapsed_s, repair_depth
 from pipesmith.knowledge_base.records import RepairRecord, RunRecord, meta_features
 from pipesmith.sandbox.safe_files import copy_regular
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 class CVScore(BaseModel):
@@ -62,7 +63,7 @@ class Report(BaseModel):
     test_baseline_score: float | None  # the dummy baseline fit on development, on the test part
     refit: RefitOutcome | None
     final_attempt: str | None
-    final_candidate: str | None
+    final_candidate: str | None  # the plan's name for it (family, _tuned for a search winner)
     final_success: bool
     first_pass_success: bool
     rounds_used: int
@@ -91,6 +92,10 @@ class Report(BaseModel):
     feature_importance: list[FeatureImportance] = []  # permutation importance, test part
     feature_importance_note: str = ""  # what it covers, or why there is none
     plots: list[Plot] = []  # PNG files in the run folder, drawn outside the sandbox
+    # the final's control on shuffled labels (the last one run when every final was rejected)
+    permutation_control: PermutationControl | None = None
+    # what the refit job says its final step is (sanitised): the code, not the plan's name
+    final_estimator: str | None = None
 
 
 def choose_final(attempts: list[Attempt], ensemble: EnsembleOutcome, metric: str) -> Attempt | None:
@@ -106,6 +111,7 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
     drafts = [a for a in attempts if a.phase == "draft"]
     baselines = [a.baseline_score for a in attempts if a.baseline_score is not None]
     refit = state.get("refit")
+    controls = state.get("permutation_controls") or []
     files = {"report_json": "report.json", "report_md": "report.md", "attempts": "attempts/"}
     if final is not None:
         files |= {"pipeline": "pipeline.py", "data": "data.parquet"}
@@ -128,7 +134,10 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
         test_baseline_score=refit.test_baseline_score if refit else None,
         warnings=[w for w in [score_gap_warning(
             inputs.metric, final.score, final.cv_std, final.baseline_score,
-            refit.test_score) if final and refit else None] if w],
+            refit.test_score) if final and refit else None] if w] + control_warnings(
+            controls, final),
+        permutation_control=controls[-1] if controls else None,
+        final_estimator=refit.estimator if refit else None,
         refit=refit,
         final_attempt=final.id if final else None,
         final_candidate=final.candidate if final else None,
@@ -145,7 +154,8 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
         rows_dropped_missing_target=inputs.rows_dropped_missing_target,
         timings=state.get("timings") or {},
         # the budget used includes the refit, which runs in this last node
-        elapsed_s=round(elapsed_s(state) + (state["refit"].wall_s if state.get("refit") else 0), 3),
+        elapsed_s=round(elapsed_s(state) + (state["refit"].wall_s if state.get("refit") else 0)
+                        + sum(c.seconds for c in controls), 3),
         sandbox_s=round(sum(a.wall_s for a in attempts if not a.smoke), 3),
         smoke_s=round(sum(a.smoke_s for a in attempts), 3),
         budget_s=inputs.budget_s,
@@ -167,6 +177,31 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
 def _no_importance(refit: RefitOutcome) -> str:
     return "not computed: the refit " + ("was skipped" if refit.status == "skipped"
                                          else f"ended {refit.status}")
+
+
+def control_warnings(controls: list[PermutationControl], final: Attempt | None) -> list[str]:
+    """What the permutation controls found: each candidate rejected, a control that could
+    not run, and a run left without a candidate by them."""
+    out = [f"{c.attempt} ({c.candidate}) was rejected: {c.detail}" for c in controls
+           if c.verdict == "rejected"]
+    out += [f"the permutation control of {c.attempt} ({c.candidate}) could not run "
+            f"({c.detail[:200]}); its score was not checked against label lookups"
+            for c in controls if c.verdict == "inconclusive"]
+    if final is None and out:
+        out.append("no candidate passed the permutation control: the run has no model")
+    return out
+
+
+def control_line(control: PermutationControl | None) -> list[str]:
+    if control is None:
+        return []
+    if control.verdict == "inconclusive":
+        return [f"- permutation control of {control.attempt}: inconclusive "
+                f"({control.seconds:.1f}s)"]
+    return [f"- permutation control of {control.attempt}: **{control.verdict}** — with "
+            f"shuffled training labels {_fmt(control.score)} against a dummy baseline "
+            f"{_fmt(control.baseline_score)} ({control.z or 0:.1f} spreads beyond label-blind "
+            f"guessing; {control.folds} folds, {control.seconds:.1f}s)"]
 
 
 def standalone_script(code: str, inputs: RunInputs) -> str:
@@ -330,7 +365,8 @@ def markdown(report: Report) -> str:
         f"- dataset: `{report.dataset}`, target `{report.target}`, {report.task_type}{inferred}",
         f"- data: {report.profile.summary(report.task_type)}",
         f"- {report.metric}, CV on the development part: **{_cv(report.cv_score)}** "
-        f"(dummy baseline {_fmt(report.baseline_score)}), final: {report.final_candidate}",
+        f"(dummy baseline {_fmt(report.baseline_score)}), final: {report.final_candidate}"
+        + (f" (refit estimator: `{report.final_estimator}`)" if report.final_estimator else ""),
         f"- {report.metric}, test part (refit on all development rows): "
         f"**{_fmt(report.test_score)}** (dummy baseline {_fmt(report.test_baseline_score)})"
         + ("" if report.refit is None or report.refit.status in ("ok", "skipped")
@@ -343,6 +379,7 @@ def markdown(report: Report) -> str:
         f"({100 * report.elapsed_s / max(report.budget_s, 1e-9):.0f}% used), "
         f"{report.sandbox_s:.1f}s inside the sandbox",
         *search_lines(report.search),
+        *control_line(report.permutation_control),
         f"- best score over the run's sandbox time: {_curve_text(score_curve(report))}",
         *leaderboard_lines(report),
         *importance_lines(report),

@@ -28,6 +28,11 @@ def test_run_writes_a_complete_report(settings, tmp_path):
     assert report.cv_score.mean == report.score and report.cv_score.folds == 3
     assert report.test_score >= 0.9 and report.test_score > report.test_baseline_score
     assert report.refit.n_test == 114 and report.refit.n_dev == 455
+    control = report.permutation_control  # an honest final passes (one fold job)
+    assert control.attempt == report.final_attempt and control.verdict == "passed"
+    assert control.folds == 1 and control.score <= report.score - 0.1
+    # what the refit job says it fitted, beside the plan's name for it
+    assert report.final_estimator and report.final_estimator.isidentifier()
     assert [a.phase for a in report.attempts][:2] == ["draft", "draft"]
     assert all(a.status == "ok" and a.wall_s > 0 and a.peak_mem_mb > 0 for a in report.attempts)
     assert report.first_pass_success and report.rounds_used == 0
