@@ -10,8 +10,10 @@ one trial at a time, seeing only that fold's training rows and the rows to predi
 their labels; the search scores the out-of-fold predictions here, outside the sandbox.
 Folds run `workers` at a time (two on a 2-core machine).
 
-The search's winners become planned candidates: drafted, checked, run and scored by the
-referee, diagnosed and repaired like any other, and offered to the ensembler.
+The search's winners become planned candidates: drafted, checked and scored by the
+referee, diagnosed and repaired like any other, and offered to the ensembler; a winner
+whose trial fitted every fold of the run's plan adopts that trial's predictions instead
+of being fitted again (agents/search/adopt.py).
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ import pandas as pd
 import structlog
 
 from pipesmith.agents.families.registry import SPACES, cost_of, families_for
-from pipesmith.agents.search.adopt import EVIDENCE, fold_plan_key, save_evidence
 from pipesmith.agents.schemas import SearchPlan, SearchTrial
+from pipesmith.agents.search.adopt import EVIDENCE, fold_plan_key, save_evidence
 from pipesmith.agents.search.space import as_distributions, default_plan, searchable, suggest
 from pipesmith.core.metrics import get_metric
 from pipesmith.core.safe_npz import SEARCH_LIMIT, load_npz
@@ -582,11 +584,12 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
         search.run(deadline)
     finally:  # the workers' jobs end on their own: the budget does not wait for them
         runner.close(wait_s=0.5)
-    winners = search.best(n_winners)
     start_s = runner.pool.startup_s / max(1, runner.pool.starts) if runner.pool else 0.0
-    for winner in winners:  # what the winners' candidates may adopt instead of refitting
+    ranked = search.best(WINNERS)
+    for winner in ranked:  # what the winners' candidates may adopt instead of refitting
         winner.evidence = save_evidence(winner, folds, codes[winner.family],
                                         folder / EVIDENCE, start_s)
+    winners = extra_winners(ranked, n_winners)
     summary = {**search.summary(), "warm_start": source, "warm_configs": len(configs),
                "rejected": rejected, "job_s": round(runner.job_s, 2),
                "space_source": plan.source, "spaces": plan.spaces,
@@ -595,6 +598,13 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
                "adoptable": [w.number for w in winners if w.evidence is not None]}
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
     return winners, summary
+
+
+def extra_winners(ranked: list[TrialResult], n_winners: int) -> list[TrialResult]:
+    """The first `n_winners` (what the time left can run as candidates), then those beyond
+    whose trial can be adopted: they need no fit, only scoring (routing still drafts each
+    one only when the time left allows)."""
+    return [*ranked[:n_winners], *(w for w in ranked[n_winners:] if w.evidence is not None)]
 
 
 def _overhead(search: Search, runner: TrialRunner) -> float | None:
