@@ -185,7 +185,8 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
             inputs = inputs.model_copy(update={"cv_folds": folds})
             update["inputs"] = inputs
     refused = None
-    if candidate.spec is not None and candidate.spec.trial is not None:  # a search winner
+    if candidate.phase == "draft" and candidate.spec is not None and \
+            candidate.spec.trial is not None:  # a search winner's draft (a repair is new code)
         adopted = runtime.context.executor.adopt(candidate, inputs,
                                                  attempt_dir(state, candidate))
         if not isinstance(adopted, str):
