@@ -227,6 +227,49 @@ class Executor:
                 "null_mean": null_mean, "null_sd": null_sd, "folds": len(folds),
                 "n_val": int(sum(len(f.predict) for f in folds))}
 
+    def adopt(self, candidate: Candidate, inputs: RunInputs,
+              workdir: Path) -> tuple[ExecResult, dict] | str:
+        """A search winner's cross-validation from its trial (agents/search/adopt.py): the
+        trial's fold predictions, scored here exactly as fold jobs' are, when the candidate
+        is the trial's module with its parameters bound and the run's folds are the
+        trial's. Otherwise why not (the caller runs it as fold jobs)."""
+        from pipesmith.agents.search.adopt import fold_plan_key, refusal
+
+        if inputs.task_type == "clustering":
+            return "clustering is not searched"
+        dev = pd.read_parquet(inputs.data_path)
+        folds = referee.fold_plan(dev, inputs.target, inputs.task_type, inputs.cv_folds,
+                                  inputs.seed)
+        why = refusal(candidate, fold_plan_key(dev, [(f.train, f.predict) for f in folds]))
+        if why is not None:
+            return why
+        trial = candidate.spec.trial
+        workdir.mkdir(parents=True, exist_ok=True)
+        (workdir / "candidate.py").write_text(candidate.code)
+        jobs = [workdir / "folds" / str(n) for n in range(len(folds))]
+        for n, folder in enumerate(jobs):
+            folder.mkdir(parents=True, exist_ok=True)
+            for name in ("predictions.npz", "diagnostics.json"):
+                shutil.copyfile(Path(trial.folder) / f"fold{n}" / name, folder / name)
+        try:
+            metrics = self._score_folds(dev, folds, jobs, inputs, workdir)
+        except referee.ContractViolation as exc:
+            shutil.rmtree(workdir / "folds", ignore_errors=True)
+            (workdir / OOF_FILE).unlink(missing_ok=True)
+            return f"the referee rejected trial {trial.number}'s predictions: {exc}"[:300]
+        # the trial's measured fits, arranged as this executor runs folds (a few at once)
+        workers = fold_workers(inputs.n_jobs, len(folds), self.cores)
+        walls = trial.fold_wall_s
+        metrics["fold_wall_s"] = round(max(walls) + trial.worker_start_s, 3)
+        result = ExecResult(status="ok", exit_code=0, backend="search-trial",
+                            wall_s=round(max(max(walls), sum(walls) / workers), 3),
+                            cpu_s=round(sum(trial.fold_cpu_s), 3),
+                            peak_mem_mb=trial.peak_mem_mb,
+                            detail=f"cross-validation adopted from search trial {trial.number}")
+        log.info("execute.adopted", candidate=candidate.id, trial=trial.number,
+                 score=metrics["score"])
+        return result, metrics
+
     def run_script(self, candidate: Candidate, workdir: Path, timeout_s: float,
                    memory_mb: int, disk_mb: int) -> ExecResult:
         """A plain script (`pipesmith repair`): `python <its name>` in the sandbox, in a

@@ -105,6 +105,12 @@ class Executor(Protocol):
             memory_mb: int | None = None) -> tuple[ExecResult, dict | None]:
         ...
 
+    def adopt(self, candidate: Candidate, inputs: RunInputs,
+              workdir: Path) -> tuple[ExecResult, dict] | str:
+        """A search winner's cross-validation from its trial's fold predictions, scored by
+        the referee; or why it cannot be adopted (then it is run)."""
+        ...
+
     def run_script(self, candidate: Candidate, workdir: Path, timeout_s: float,
                    memory_mb: int, disk_mb: int) -> ExecResult:
         ...

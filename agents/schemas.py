@@ -135,6 +135,25 @@ class CodeExample(Frozen):
     distance: float  # how far that dataset is from this one (meta-features)
 
 
+class SearchTrial(Frozen):
+    """A search winner's evidence: the trial that fitted it on every fold of the run's
+    fold plan, so its cross-validation need not be computed again (agents/search/adopt.py).
+    The predictions stay on disk (`folder`, one `fold{k}/` per fold, written by the
+    supervisor from the checked replies); the referee scores them as a fold job's."""
+
+    number: int
+    score: float  # the search's score of the trial (the referee's fold mean)
+    share: float  # of each fold's training rows the trial fitted
+    params: dict[str, Any]  # the trial's hyperparameters, as the searchable module took them
+    module: str  # the searchable module the trials ran (the coder binds `params` into it)
+    fold_plan: str  # agents/search/adopt.fold_plan_key of the folds the trial ran on
+    folder: str  # the trial's per-fold predictions and diagnostics
+    fold_wall_s: list[float] = Field(default_factory=list)  # measured, per fold
+    fold_cpu_s: list[float] = Field(default_factory=list)
+    peak_mem_mb: float = 0.0
+    worker_start_s: float = 0.0  # a fold worker's start, what a fresh fold job adds
+
+
 class CandidateSpec(Frozen):
     """One planned candidate: a model family, its parameters and preprocessing."""
 
@@ -144,6 +163,7 @@ class CandidateSpec(Frozen):
     scale: bool = False
     encoding: Literal["onehot", "ordinal"] = "ordinal"
     rationale: str = ""
+    trial: SearchTrial | None = None  # a search winner: the trial that may be adopted
 
 
 class Plan(Frozen):
@@ -256,6 +276,10 @@ class Attempt(Frozen):
     workdir: str = ""
     error_tail: str = ""  # the end of stderr; the whole log stays in the workdir
     script: bool = False  # a plain script's run: it succeeds on exit 0, a score or not
+    # a search winner whose cross-validation is its trial's out-of-fold predictions, scored
+    # by the referee (no fold job ran; wall_s and fold_wall_s are the trial's measured fits)
+    adopted_trial: int | None = None
+    adoption_refused: str | None = None  # why a winner's trial was not adopted (it ran)
 
     @property
     def succeeded(self) -> bool:

@@ -190,6 +190,16 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
                      time_left_s=round(remaining, 1))
             inputs = inputs.model_copy(update={"cv_folds": folds})
             update["inputs"] = inputs
+    refused = None
+    if candidate.phase == "draft" and candidate.spec is not None and \
+            candidate.spec.trial is not None:  # a search winner's draft (a repair is new code)
+        adopted = runtime.context.executor.adopt(candidate, inputs,
+                                                 attempt_dir(state, candidate))
+        if not isinstance(adopted, str):
+            return {**update, "attempts": {candidate.id: adopted_attempt(
+                state, runtime, candidate, inputs, *adopted)}}
+        refused = adopted
+        log.info("execute.adoption_refused", candidate=candidate.id, reason=refused)
     prediction = predict_resources(profile, sized_from_code(candidate.spec, candidate.code),
                                    inputs.cv_folds, smoke,
                                    inputs.smoke_rows, kb.executions() if kb else [])
@@ -222,7 +232,7 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
         predicted_mem_mb=prediction.peak_mem_mb, mem_bound_mb=prediction.mem_bound_mb,
         predicted_wall_s=prediction.wall_s, wall_bound_s=prediction.wall_bound_s,
         memory_limit_mb=memory_mb, timeout_s=round(timeout, 1),
-        resource_adjustment=adjustment,
+        resource_adjustment=adjustment, adoption_refused=refused,
         baseline_score=metrics.get("baseline_score"), wall_s=result.wall_s, cpu_s=result.cpu_s,
         peak_mem_mb=result.peak_mem_mb, exit_code=result.exit_code, workdir=str(workdir),
         error_tail=(result.stderr + ("\n" + result.detail if result.detail else ""))[
@@ -232,6 +242,24 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
     if adjustment:  # the code that ran is the code the run keeps
         update |= {"current": candidate, "candidates": {candidate.id: candidate}}
     return update
+
+
+def adopted_attempt(state: RunState, runtime: Runtime[Deps], candidate: Candidate, inputs,
+                    result: ExecResult, metrics: dict) -> Attempt:
+    """A search winner whose cross-validation is its trial's (no fold job ran): judged on
+    quality like any run; its times are the trial's measured fits."""
+    judged = runtime.context.diagnostician.judge_quality(metrics, state["profile"],
+                                                         inputs.metric)
+    smoke = (state.get("smoke") or {}).get(candidate.id) or {}
+    return Attempt(
+        id=candidate.id, parent=candidate.parent, candidate=candidate.name,
+        phase=candidate.phase, status="poor" if judged else "ok", diagnosis=judged,
+        score=metrics["score"], cv_std=metrics["cv_std"], fold_scores=metrics["fold_scores"],
+        warnings=metrics.get("warnings", []), fold_wall_s=metrics["fold_wall_s"],
+        baseline_score=metrics["baseline_score"], smoke_s=smoke.get("wall_s", 0.0),
+        wall_s=result.wall_s, cpu_s=result.cpu_s, peak_mem_mb=result.peak_mem_mb,
+        exit_code=0, workdir=str(attempt_dir(state, candidate)),
+        adopted_trial=candidate.spec.trial.number)
 
 
 def first_folds(candidate: Candidate, inputs, profile, smoke: dict | None, time_left_s: float,
@@ -326,7 +354,9 @@ def stop_repair(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     """Optuna search after the portfolio: its winners join the plan as candidates, to be
-    drafted, checked, run, scored, repaired and ensembled like any other."""
+    drafted, checked, scored, repaired and ensembled like any other; a winner whose trial
+    fitted every fold of the run's plan is not fitted again (`execute` adopts its trial's
+    predictions, agents/search/adopt.py)."""
     import time
 
     from pipesmith.agents.ensembler.agent import SEARCHED
@@ -364,7 +394,7 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
         specs.append(CandidateSpec(
             name=f"{result.family}{SEARCHED}", family=result.family,
             params={**family.params, **result.params}, scale=family.scale,
-            encoding=family.encoding,
+            encoding=family.encoding, trial=result.evidence,  # adopted when it is honest
             rationale=f"search trial {result.number}: cross-validated {result.score:.4f}"))
     # The winners first; then the planned candidates not drafted yet whose learner did not
     # win (they were the search's first trials too), drafted while time is left.

@@ -7,7 +7,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from pipesmith.agents import schemas
 
 STATE_MODELS = ("RunInputs", "ColumnProfile", "DataProfile", "PastRun", "CodeExample",
-                "CandidateSpec", "Plan",
+                "SearchTrial", "CandidateSpec", "Plan",
                 "Candidate", "Issue", "Diagnosis", "Attempt", "EnsembleProposal",
                 "EnsembleOutcome", "RefitOutcome", "FeatureImportance",
                 "PermutationControl")

@@ -118,7 +118,8 @@ def fresh_run(inputs: RunInputs, approval_asked: bool) -> dict[str, Any]:
         "past_runs": None, "examples": None, "plan": None, "next_index": 0, "current": None,
         "candidates": Overwrite({}), "attempts": Overwrite({}), "smoke": Overwrite({}),
         "search": None, "proposal": None, "ensemble": None, "refit": None,
-        "timings": Overwrite({}), "report_path": None, "stop_reason": None,
+        "permutation_controls": [], "timings": Overwrite({}), "report_path": None,
+        "stop_reason": None,
         "llm_usage": Overwrite({}), "llm_events": Overwrite([]),
     }
 

@@ -13,6 +13,7 @@ import re
 from importlib import resources
 from string import Template
 
+from pipesmith.agents.coder.bind import bindable, bound_module
 from pipesmith.agents.ensembler.compose import compose_module
 from pipesmith.agents.families.registry import Family, balancing, get_family
 from pipesmith.agents.repair import table as repairs
@@ -173,7 +174,12 @@ class Coder:
 
     def draft(self, candidate_id: str, spec: CandidateSpec, profile: DataProfile,
               inputs: RunInputs, examples: list[CodeExample] | None = None) -> Candidate:
-        """`examples` are not used: the templates already encode what works."""
+        """`examples` are not used: the templates already encode what works. A search
+        winner is its trials' module with the trial's hyperparameters bound."""
+        if spec.trial is not None and bindable(spec.trial.params):
+            code = bound_module(spec.trial.module, spec.trial.params, spec.trial.number)
+            return Candidate(id=candidate_id, name=spec.name, phase="draft", code=code,
+                             spec=spec)
         code = self._render_module(inputs, profile, [spec], title=spec.name)
         return Candidate(id=candidate_id, name=spec.name, phase="draft", code=code, spec=spec)
 

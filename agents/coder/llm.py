@@ -36,7 +36,10 @@ class LLMCoder:
     def draft(self, candidate_id: str, spec: CandidateSpec, profile: DataProfile,
               inputs: RunInputs, examples: list[CodeExample] | None = None) -> Candidate | None:
         """None when the token or cost budget is spent: the run stops drafting. `examples`:
-        code that worked on similar past tasks (the knowledge base), shown to the model."""
+        code that worked on similar past tasks (the knowledge base), shown to the model. A
+        search winner is its trials' module, bound by the offline coder: no judgment."""
+        if spec.trial is not None:
+            return self.offline.draft(candidate_id, spec, profile, inputs, examples)
         family = get_family(inputs.task_type, spec.family)
         dropped = [c.name for c in profile.columns if c.kind not in ("numeric", "categorical")]
         messages = [system("coder"), user(

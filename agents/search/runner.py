@@ -10,8 +10,10 @@ one trial at a time, seeing only that fold's training rows and the rows to predi
 their labels; the search scores the out-of-fold predictions here, outside the sandbox.
 Folds run `workers` at a time (two on a 2-core machine).
 
-The search's winners become planned candidates: drafted, checked, run and scored by the
-referee, diagnosed and repaired like any other, and offered to the ensembler.
+The search's winners become planned candidates: drafted, checked and scored by the
+referee, diagnosed and repaired like any other, and offered to the ensembler; a winner
+whose trial fitted every fold of the run's plan adopts that trial's predictions instead
+of being fitted again (agents/search/adopt.py).
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ import pandas as pd
 import structlog
 
 from pipesmith.agents.families.registry import SPACES, cost_of, families_for
-from pipesmith.agents.schemas import SearchPlan
+from pipesmith.agents.schemas import SearchPlan, SearchTrial
+from pipesmith.agents.search.adopt import EVIDENCE, fold_plan_key, save_evidence
 from pipesmith.agents.search.space import as_distributions, default_plan, searchable, suggest
 from pipesmith.core.metrics import get_metric
 from pipesmith.core.safe_npz import SEARCH_LIMIT, load_npz
@@ -48,6 +51,7 @@ BATCH = 6  # trials per bracket
 FIRST_BATCH = 4  # the first bracket, before any trial's cost is known
 MAX_FAILURES = 3  # trials of a learner that may fail before the learner is dropped
 TRIALS_LOG_LIMIT = 16 << 20  # trials.json, read only up to this
+MEASURED = ("fit_s", "wall_s", "cpu_s", "peak_mem_mb")  # what a fold's reply says it used
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,7 @@ class Folds:
     test_index: list[np.ndarray]  # per fold, where its predictions go in `rows` order
     classes: np.ndarray | None
     rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    key: str = ""  # agents/search/adopt.fold_plan_key: which rows and folds these are
 
     def paths(self, k: int) -> tuple[Path, Path]:
         return self.folder / f"fold{k}" / "train.parquet", self.folder / f"fold{k}" / "X.parquet"
@@ -95,7 +100,7 @@ def make_folds(frame: pd.DataFrame, target: str, task_type: str, k: int, seed: i
         tests.append(np.array([where[int(r)] for r in np.asarray(test).tolist()]))
     y = frame[target].to_numpy()[rows]
     classes = np.unique(frame[target].to_numpy()) if task_type == "classification" else None
-    return Folds(folder, y, tests, classes, rows)
+    return Folds(folder, y, tests, classes, rows, fold_plan_key(frame, plan))
 
 
 @dataclass
@@ -110,9 +115,14 @@ class TrialResult:
     fit_s: float = 0.0
     at_s: float = 0.0  # seconds since the search started, when the result came back
     oof: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    # per fold: (what its fit measured: fit_s, wall_s, cpu_s, peak_mem_mb; its predictions
+    # as the worker returned them), kept so a winner's cross-validation can be adopted
+    folds: dict[int, tuple[dict, dict]] = field(default_factory=dict, repr=False)
+    evidence: SearchTrial | None = None  # a winner's, when its trial may be adopted
 
     def record(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "oof"}
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("oof", "folds", "evidence")}
 
 
 class TrialRunner:
@@ -167,16 +177,17 @@ class TrialRunner:
                     entry["error"] = entry["error"] or got.get("error", status)
                     continue
                 entry["fit_s"] += got.get("fit_s", 0.0)
-                entry["folds"][k] = got["arrays"]
+                entry["folds"][k] = ({m: got[m] for m in MEASURED if m in got}, got["arrays"])
         for entry in merged.values():
-            folds_got = entry.pop("folds")
             if entry["status"] == "ok":
                 try:
-                    entry["oof"] = self._assemble(folds_got)
+                    entry["oof"] = self._assemble({k: a for k, (_, a) in entry["folds"].items()})
                     entry["score"] = self.score(entry["oof"])
                 except Exception as exc:  # predictions of the wrong shape or kind
                     entry.update(status="error", error=f"unusable predictions: {exc}"[:300])
                     entry.pop("oof", None)
+            if entry["status"] != "ok":
+                entry.pop("folds")
         if self.pool is not None:
             self.jobs_run = self.pool.starts
             self.setup_s = sum(w.setup_s for w in self.pool.workers)
@@ -294,8 +305,16 @@ class TrialRunner:
         return out
 
     def score(self, oof: dict[str, np.ndarray]) -> float:
-        return float(self.metric.score(oof["y_true"], oof["y_pred"], proba=oof.get("proba"),
-                                       classes=oof.get("classes")))
+        """The referee's figure: the mean of the fold scores (a candidate's CV score), so a
+        trial and a candidate with the same predictions have the same score."""
+        from pipesmith.core.referee import score
+
+        proba, classes = oof.get("proba"), oof.get("classes")
+        return float(np.mean([
+            score(self.metric_name, oof["y_true"][rows],
+                  {"pred": oof["y_pred"][rows], "classes": classes,
+                   **({"proba": proba[rows]} if proba is not None else {})})
+            for rows in self.folds.test_index]))
 
 
 def _native(value, classes: np.ndarray):
@@ -409,7 +428,7 @@ class Search:
             result = TrialResult(trial.number, family, params, share, entry["status"],
                                  entry.get("score"), str(entry.get("error", ""))[:300],
                                  round(entry.get("fit_s", 0.0), 3), now,
-                                 entry.get("oof", {}))
+                                 entry.get("oof", {}), entry.get("folds", {}))
             self.results.append(result)
             with (self.folder / "trials.jsonl").open("a") as fh:
                 fh.write(json.dumps(result.record(), default=float) + "\n")
@@ -565,13 +584,27 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
         search.run(deadline)
     finally:  # the workers' jobs end on their own: the budget does not wait for them
         runner.close(wait_s=0.5)
+    start_s = runner.pool.startup_s / max(1, runner.pool.starts) if runner.pool else 0.0
+    ranked = search.best(WINNERS)
+    for winner in ranked:  # what the winners' candidates may adopt instead of refitting
+        winner.evidence = save_evidence(winner, folds, codes[winner.family],
+                                        folder / EVIDENCE, start_s)
+    winners = extra_winners(ranked, n_winners)
     summary = {**search.summary(), "warm_start": source, "warm_configs": len(configs),
                "rejected": rejected, "job_s": round(runner.job_s, 2),
                "space_source": plan.source, "spaces": plan.spaces,
                "dropped_ranges": plan.dropped, "feature_ideas": plan.features,
-               "per_trial_overhead_s": _overhead(search, runner)}
+               "per_trial_overhead_s": _overhead(search, runner),
+               "adoptable": [w.number for w in winners if w.evidence is not None]}
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
-    return search.best(n_winners), summary
+    return winners, summary
+
+
+def extra_winners(ranked: list[TrialResult], n_winners: int) -> list[TrialResult]:
+    """The first `n_winners` (what the time left can run as candidates), then those beyond
+    whose trial can be adopted: they need no fit, only scoring (routing still drafts each
+    one only when the time left allows)."""
+    return [*ranked[:n_winners], *(w for w in ranked[n_winners:] if w.evidence is not None)]
 
 
 def _overhead(search: Search, runner: TrialRunner) -> float | None:

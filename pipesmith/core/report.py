@@ -156,7 +156,9 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
         # the budget used includes the refit, which runs in this last node
         elapsed_s=round(elapsed_s(state) + (state["refit"].wall_s if state.get("refit") else 0)
                         + sum(c.seconds for c in controls), 3),
-        sandbox_s=round(sum(a.wall_s for a in attempts if not a.smoke), 3),
+        # an adopted winner's fits ran in the search (its seconds), not again
+        sandbox_s=round(sum(a.wall_s for a in attempts
+                            if not a.smoke and a.adopted_trial is None), 3),
         smoke_s=round(sum(a.smoke_s for a in attempts), 3),
         budget_s=inputs.budget_s,
         seed=inputs.seed,
@@ -265,7 +267,7 @@ def score_curve(report: Report) -> list[tuple[float, float]]:
     for attempt in report.attempts:
         if search_s and attempt.candidate.endswith(SEARCHED):
             spent, search_s = spent + search_s, 0.0
-        spent += attempt.smoke_s + attempt.wall_s
+        spent += attempt.smoke_s + (attempt.wall_s if attempt.adopted_trial is None else 0.0)
         if attempt.succeeded and is_better(report.metric, attempt.score, best):
             best = attempt.score
             points.append((round(spent, 1), round(best, 6)))
@@ -286,7 +288,9 @@ def search_lines(search: dict | None) -> list[str]:
     return [f"- search: {search.get('trials', 0)} trials ({search.get('evaluations', 0)} "
             f"evaluations, rows shares {search.get('shares')}), warm start from the "
             f"{search.get('warm_start', '-')} ({search.get('warm_configs', 0)} configurations), "
-            f"{search.get('seconds', 0):.1f}s",
+            f"{search.get('seconds', 0):.1f}s"
+            + (f"; winners whose trials' cross-validation may be adopted: trials "
+               f"{', '.join(map(str, search['adoptable']))}" if search.get("adoptable") else ""),
             f"- best cross-validated score over the search's time: {curve or '-'}"]
 
 
@@ -395,6 +399,10 @@ def markdown(report: Report) -> str:
         diagnosis = (f"{a.diagnosis.taxonomy_class}.{a.diagnosis.subclass}: "
                      f"{a.diagnosis.summary[:80]}" if a.diagnosis else "")
         fault = f" (injected: {a.injected_fault})" if a.injected_fault else ""
+        if a.adopted_trial is not None:
+            fault += f" (CV adopted from search trial {a.adopted_trial})"
+        elif a.adoption_refused:
+            fault += f" (trial not adopted: {a.adoption_refused[:80]})"
         lines.append(f"| {a.id} | {a.parent or ''} | {a.candidate}{fault} | {a.phase} | "
                      f"{a.repair_action or ''} | {a.status} | {_fmt(a.score)} | {a.wall_s:.1f} | "
                      f"{a.peak_mem_mb:.0f} | {diagnosis.replace('|', '/')} |")

@@ -132,6 +132,20 @@ def test_winners_are_full_share_trials_first_then_the_best_at_the_largest_share_
                                           distinct=False)] == [1, 3]
 
 
+def test_winners_beyond_what_the_time_allows_join_only_when_their_trial_is_adopted():
+    """A winner that would be fitted again costs a candidate run; one whose trial can be
+    adopted costs scoring only, so it joins even past the time's count."""
+    from pipesmith.agents.schemas import SearchTrial
+    from pipesmith.agents.search.runner import TrialResult, extra_winners
+
+    evidence = SearchTrial(number=2, score=0.9, share=1.0, params={}, module="", fold_plan="k",
+                           folder="f")
+    ranked = [TrialResult(0, "lr", {}, 1.0, "ok", 0.95), TrialResult(1, "rf", {}, 0.3, "ok", 0.93),
+              TrialResult(2, "hgb", {}, 1.0, "ok", 0.9, evidence=evidence)]
+    assert [w.number for w in extra_winners(ranked, 1)] == [0, 2]
+    assert [w.number for w in extra_winners(ranked, 3)] == [0, 1, 2]
+
+
 def test_progress_says_what_the_search_did():
     from pipesmith.agents.schemas import Plan
     from pipesmith.runtime.progress import describe
