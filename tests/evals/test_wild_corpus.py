@@ -76,7 +76,7 @@ def test_every_wild_case_fails_as_collected_and_its_reference_reaches_the_floor(
     with ThreadPoolExecutor(workers) as pool:
         results = list(pool.map(lambda job: _run(job[1], job[0], tmp_path, timeout_s), jobs))
     problems = []
-    for (case, path), (code, output, score) in zip(jobs, results):
+    for (case, path), (code, output, score) in zip(jobs, results, strict=True):
         if path == case.file:  # as collected: fails with the thread's error, or under the floor
             failed = code != 0 or score is None or score < case.floor
             if not failed or errors[case.id] not in output:
