@@ -72,7 +72,7 @@ def test_every_wild_case_fails_as_collected_and_its_reference_reaches_the_floor(
     errors = expected_errors()
     timeout_s = float(os.environ.get("PIPESMITH_WILD_TIMEOUT", "240"))
     jobs = [(c, path) for c in cases for path in (c.file, REFERENCE / f"{c.id}.py")]
-    workers = max(2, min(8, os.cpu_count() or 2))
+    workers = int(os.environ.get("PIPESMITH_WILD_WORKERS", max(2, min(8, os.cpu_count() or 2))))
     with ThreadPoolExecutor(workers) as pool:
         results = list(pool.map(lambda job: _run(job[1], job[0], tmp_path, timeout_s), jobs))
     problems = []
