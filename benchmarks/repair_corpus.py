@@ -10,7 +10,8 @@ sandbox; a module's harness score). Diagnosis accuracy compares the first diagno
 the class the case's manifest row gives. Report on the held-out half only; the dev half is
 what the repair rules were written against. The `fresh` split holds cases added after the
 rules, measured once before any rule was written for them (docs/repairs.md says which were
-fixed afterwards).
+fixed afterwards). The `wild` split holds breakages collected from public threads after the
+method was frozen, run once (evals/corpus/WILD.md); its `expected` column may say `unknown`.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ def run_case(case, rounds: int, timeout_s: float, workdir: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", default="heldout", choices=["dev", "heldout", "fresh", "all"])
+    parser.add_argument("--split", default="heldout",
+                        choices=["dev", "heldout", "fresh", "wild", "all"])
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--ids", default="", help="comma-separated case ids (default: all)")
     parser.add_argument("--run-timeout", type=float, default=60.0)

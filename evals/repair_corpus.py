@@ -33,7 +33,7 @@ class Case:
     task: str  # classification or regression
     expected: str  # taxonomy class.subclass of the first failure
     floor: float
-    split: str  # dev, heldout or fresh
+    split: str  # dev, heldout, fresh or wild
     source: str
     note: str
 
@@ -124,9 +124,30 @@ def plant(n: int = 300, seed: int = 2) -> pd.DataFrame:
                          "humidity": humidity, "output": output})
 
 
+def churn(n: int = 500, seed: int = 3) -> pd.DataFrame:
+    """Subscribers in sign-up order: text plan and region, a region missing for some, and a
+    region and a plan that only appear among the latest sign-ups (a new market, a new plan)."""
+    rng = np.random.default_rng(seed)
+    plan = rng.choice(["basic", "plus", "premium"], n, p=[0.5, 0.3, 0.2]).astype(object)
+    late = np.arange(n) >= n - 80
+    plan[late & (rng.random(n) < 0.3)] = "family"
+    region = rng.choice(["north", "south", "east"], n).astype(object)
+    region[late & (rng.random(n) < 0.3)] = "west"
+    tenure = rng.integers(1, 72, n)
+    fee = np.select([plan == "basic", plan == "plus", plan == "premium"], [20.0, 35.0, 60.0],
+                    45.0) + rng.normal(0, 3, n).round(2)
+    calls = rng.poisson(1.5, n)
+    logit = -1.0 + 0.6 * calls - 0.05 * tenure + 0.02 * (fee - 35) + 0.8 * (region == "south")
+    churned = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    region[rng.random(n) < 0.08] = None
+    return pd.DataFrame({"plan": plan, "region": region, "tenure_months": tenure,
+                         "monthly_fee": fee.round(2), "support_calls": calls,
+                         "churned": churned})
+
+
 DATA = {
     "iris": iris, "iris_rare": iris_rare, "passengers": passengers, "houses": houses,
-    "plant": plant,
+    "plant": plant, "churn": churn,
     "wine": lambda: _bundled("wine", "cultivar"),
     "breast_cancer": lambda: _bundled("breast_cancer", "malignant"),
     "diabetes": lambda: _bundled("diabetes", "progression"),

@@ -1,0 +1,23 @@
+import numpy as np
+import pandas as pd
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+df = pd.read_csv("data.csv")
+X = df.drop(columns=["malignant"]).to_numpy(dtype=np.float32)
+X = (X - X.mean(0)) / X.std(0)
+Xt = torch.tensor(X)
+yt = torch.tensor(df["malignant"].to_numpy(dtype=np.float32)).unsqueeze(1)
+model = nn.Sequential(nn.Linear(30, 16), nn.ReLU(), nn.Linear(16, 1))
+opt = torch.optim.Adam(model.parameters(), lr=0.01)
+scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=5, verbose=True)
+loss_fn = nn.BCEWithLogitsLoss()
+for epoch in range(150):
+    opt.zero_grad()
+    loss = loss_fn(model(Xt), yt)
+    loss.backward()
+    opt.step()
+    scheduler.step(loss.item())
+acc = ((model(Xt) > 0).float() == yt).float().mean().item()
+print(f"score={acc:.4f}")
