@@ -21,6 +21,9 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).parent / "corpus"
+REFERENCE = ROOT / "wild_reference"  # the wild cases' fixes and expected errors (WILD.md)
+NEEDS = {"torch_": "torch", "keras_": "keras", "xgb_": "xgboost", "lgb_": "lightgbm",
+         "catboost_": "catboost"}  # a wild case's library, by its id's prefix
 SCORE = re.compile(r"score=(-?[\d.]+(?:e-?\d+)?)")
 
 
@@ -158,3 +161,17 @@ def write_data(case: Case, folder: Path) -> Path:
     path = folder / "data.csv"
     DATA[case.data]().to_csv(path, index=False)
     return path
+
+
+def expected_errors() -> dict[str, str]:
+    """Each wild case's error, as its thread quotes it (wild_reference/expected_errors.csv)."""
+    with (REFERENCE / "expected_errors.csv").open() as handle:
+        return {row["id"]: row["error"] for row in csv.DictReader(handle)}
+
+
+def runnable(case: Case) -> bool:
+    """The case's library is installed here."""
+    import importlib.util
+
+    need = next((lib for prefix, lib in NEEDS.items() if case.id.startswith(prefix)), None)
+    return need is None or importlib.util.find_spec(need) is not None
