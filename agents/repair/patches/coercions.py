@@ -67,9 +67,23 @@ def reshape_2d(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | Non
     edits = [(c.args[0], f"_pipesmith_2d({ast.get_source_segment(code, c.args[0])})")
              for c in find_calls(tree) if isinstance(c.func, ast.Attribute)
              and c.func.attr in FEATURE_METHODS and c.args
-             and ast.unparse(c.args[0]) in texts]
+             and (ast.unparse(c.args[0]) in texts or _two_d_only(tree, c.func.value))]
     code = replace_nodes(code, edits)
     return code if "def _pipesmith_2d(" in code else insert_after_imports(code, _TWO_D_HELPER)
+
+
+def _two_d_only(tree: ast.Module, receiver: ast.expr) -> bool:
+    """Whether the estimator a method is called on takes 2-D input only, by its own tags
+    (a classifier's predict after a separately built test array; not a LabelEncoder, which
+    takes 1-D labels). The helper leaves 2-D input as it is, so wrapping is safe there."""
+    if isinstance(receiver, ast.Name):
+        cls = live.constructed_class(tree, receiver.id)
+    elif isinstance(receiver, ast.Call):
+        cls = live.dotted(tree, ast.unparse(receiver.func))
+    else:
+        return False
+    tags = live.input_tags(cls) if isinstance(cls, type) else None
+    return bool(tags) and tags["two_d"] and not tags["one_d"]
 
 
 def detach_tensor(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:

@@ -160,20 +160,23 @@ def member_names(cls) -> list[str]:
 
 
 def input_tags(estimator_cls) -> dict[str, bool] | None:
-    """What a scikit-learn-style estimator accepts, from its own tags: allow_nan and whether
-    it takes text (string or categorical) input. None for what is not an estimator."""
+    """What a scikit-learn-style estimator accepts, from its own tags: allow_nan, whether it
+    takes text (string or categorical) input, 1-D and 2-D arrays. None for what is not an
+    estimator."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est = estimator_cls() if isinstance(estimator_cls, type) else estimator_cls
         if hasattr(est, "__sklearn_tags__"):
             tags = est.__sklearn_tags__().input_tags
-            return {"allow_nan": tags.allow_nan, "text": tags.string or tags.categorical}
+            return {"allow_nan": tags.allow_nan, "text": tags.string or tags.categorical,
+                    "one_d": tags.one_d_array, "two_d": tags.two_d_array}
         if hasattr(est, "_get_tags"):
             tags = est._get_tags()
             kinds = tags.get("X_types", [])
             return {"allow_nan": tags.get("allow_nan", False),
-                    "text": "string" in kinds or "categorical" in kinds}
+                    "text": "string" in kinds or "categorical" in kinds,
+                    "one_d": "1darray" in kinds, "two_d": "2darray" in kinds}
     except Exception:  # a class that needs arguments, or no estimator at all
         return None
     return None

@@ -17,6 +17,13 @@ DATA = ("import numpy as np\nimport pandas as pd\n"
     DATA + "from sklearn.linear_model import LogisticRegression\n"
     "X_tr, X_te, y_tr, y_te = train_test_split(df['size'], df['label'], random_state=0)\n"
     "model = LogisticRegression().fit(X_tr, y_tr)\nprint(model.score(X_te, y_te))\n",
+    # the test array is built apart from the training one: the model's tags say 2-D only
+    DATA + "from sklearn.neighbors import KNeighborsClassifier\n"
+    "from sklearn.preprocessing import LabelEncoder\n"
+    "train, test = df.iloc[:40], df.iloc[40:]\nlabels = LabelEncoder().fit(train['kind'])\n"
+    "knn = KNeighborsClassifier(n_neighbors=3)\n"
+    "knn.fit(train['size'], labels.transform(train['kind']))\n"
+    "print(knn.predict(test['size'])[:3], labels.transform(test['kind'])[:3])\n",
     DATA + "from sklearn.preprocessing import StandardScaler\n"
     "scaled = StandardScaler().fit_transform(df['size'].values)\nprint(scaled.shape)\n",
 ])
@@ -25,6 +32,7 @@ def test_a_single_feature_becomes_a_column_where_estimators_take_it(code):
     assert (diagnosis.taxonomy_class, diagnosis.subclass) == ("data_flow", "shape")
     assert "_pipesmith_2d(" in new
     assert "_pipesmith_2d(y_tr)" not in new and "_pipesmith_2d(y_te)" not in new
+    assert "labels.transform(_pipesmith_2d" not in new  # LabelEncoder's tags: 1-D input
 
 
 TORCH = ("import numpy as np\nimport torch\n"

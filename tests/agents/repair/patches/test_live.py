@@ -55,7 +55,8 @@ def test_input_tags_and_declared_options():
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.linear_model import LogisticRegression
 
-    assert live.input_tags(LogisticRegression) == {"allow_nan": False, "text": False}
+    assert live.input_tags(LogisticRegression) == {"allow_nan": False, "text": False,
+                                                   "one_d": False, "two_d": True}
     assert live.input_tags(HistGradientBoostingClassifier)["allow_nan"] is True
     assert live.input_tags(int) is None
     solvers = live.option_values(LogisticRegression, "solver")
