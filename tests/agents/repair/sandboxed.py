@@ -1,34 +1,17 @@
 """Test helpers: diagnose a small script the test wrote, as the loop does, and apply one
 repair action of the rule table to it.
 
-`diagnose_here` runs the script in this process (the test's own code, for speed: the
-per-operator tests run dozens of them); `run`/`diagnose` use the real sandbox."""
+The script runs in this process (the test's own code, for speed: the per-operator tests
+run dozens of them); the repair search's tests (test_search.py) use the real sandbox."""
 
 from __future__ import annotations
 
 import traceback
-from pathlib import Path
 
 from pipesmith.agents.diagnostician.agent import Diagnostician
-from pipesmith.agents.executor import Executor
 from pipesmith.agents.repair import table
-from pipesmith.agents.schemas import Candidate, Diagnosis
+from pipesmith.agents.schemas import Diagnosis
 from pipesmith.sandbox.base import ExecResult
-
-
-def run(sandbox, code: str, folder: Path, name: str = "train.py") -> ExecResult:
-    folder.mkdir(parents=True, exist_ok=True)
-    script = folder / name
-    script.write_text(code)
-    candidate = Candidate(id="a1", name="train", phase="draft", code=code, script=str(script))
-    return Executor(sandbox).run_script(candidate, folder / "run", timeout_s=120,
-                                        memory_mb=4096, disk_mb=512)
-
-
-def diagnose(sandbox, code: str, folder: Path) -> Diagnosis:
-    result = run(sandbox, code, folder)
-    assert not result.ok, "the broken script ran"
-    return Diagnostician().diagnose_result(result, code, source_name="train.py")
 
 
 def execute_here(code: str) -> str | None:
