@@ -320,9 +320,9 @@ def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 def _trial(state: RunState, runtime: Runtime[Deps], option: Candidate):
     """One edit of the repair search: an ordinary sandbox run of the edited script, in a
-    workdir of its own."""
-    workdir = attempt_dir(state, option).with_name(
-        f"{option.id}-search-{option.repair_action}")
+    workdir of its own beside the attempts (attempts/ holds what the loop ran)."""
+    workdir = Path(state["inputs"].out_dir) / "repair_search" / \
+        f"{option.id}_{option.repair_action}"
     return runtime.context.executor.run_script(option, workdir, budget.run_timeout(state),
                                                state["inputs"].memory_mb,
                                                state["inputs"].disk_mb)
