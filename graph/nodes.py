@@ -19,6 +19,7 @@ from pipesmith.agents.planner.profiler import profile_table
 from pipesmith.agents.prevalidator.agent import blocking
 from pipesmith.agents.prevalidator.resources import fold_job_wall_s, sized_from_code
 from pipesmith.agents.prevalidator.resources import predict as predict_resources
+from pipesmith.agents.repair import search as repair_search
 from pipesmith.agents.repair import table as repairs
 from pipesmith.agents.repair.reformulate import repair_request
 from pipesmith.agents.repair.table import RepairContext
@@ -335,12 +336,30 @@ def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
         chain, {c.id: attempts[c.id].diagnosis for c in chain}, diagnosis,
         columns=columns, leaky_columns=profile.leak_suspects if profile else [],
         kb=runtime.context.kb, with_context=topology.reformulate)
-    repaired = runtime.context.coder.repair(
-        next_candidate_id(state), request, profile,
-        state["inputs"] if profile is not None else None)
-    if repaired is not None and failed.script is not None:  # a script's repair stays one
-        repaired = repaired.model_copy(update={"script": failed.script})
+    inputs = state["inputs"] if profile is not None else None
+    coder = runtime.context.coder
+    if failed.script is not None and hasattr(coder, "repair_options"):
+        # a script is cheap to run: several edits are tried side by side (agents/repair/search)
+        options = [o.model_copy(update={"script": failed.script}) for o in
+                   coder.repair_options(next_candidate_id(state), request, profile, inputs,
+                                        limit=repair_search.WIDTH)]
+        repaired = repair_search.choose(options, lambda o: _trial(state, runtime, o).ok,
+                                        workers=runtime.context.executor.cores)
+    else:
+        repaired = coder.repair(next_candidate_id(state), request, profile, inputs)
+        if repaired is not None and failed.script is not None:  # a script's repair stays one
+            repaired = repaired.model_copy(update={"script": failed.script})
     return _new(state, repaired, **update, **llm_spent(runtime))
+
+
+def _trial(state: RunState, runtime: Runtime[Deps], option: Candidate):
+    """One edit of the repair search: an ordinary sandbox run of the edited script, in a
+    workdir of its own beside the attempts (attempts/ holds what the loop ran)."""
+    workdir = Path(state["inputs"].out_dir) / "repair_search" / \
+        f"{option.id}_{option.repair_action}"
+    return runtime.context.executor.run_script(option, workdir, budget.run_timeout(state),
+                                               state["inputs"].memory_mb,
+                                               state["inputs"].disk_mb)
 
 
 def stop_repair(state: RunState, runtime: Runtime[Deps]) -> dict:

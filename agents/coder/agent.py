@@ -191,12 +191,22 @@ class Coder:
 
     def repair(self, candidate_id: str, request: RepairRequest, profile: DataProfile | None,
                inputs: RunInputs | None) -> Candidate | None:
-        """Patch the failing code with the diagnosis' repair actions, best first, or redraft.
+        """Patch the failing code with the diagnosis' repair actions, best first, or redraft
+        (the first of `repair_options`)."""
+        options = self.repair_options(candidate_id, request, profile, inputs, limit=1)
+        return options[0] if options else None
+
+    def repair_options(self, candidate_id: str, request: RepairRequest,
+                       profile: DataProfile | None, inputs: RunInputs | None,
+                       limit: int = 1) -> list[Candidate]:
+        """Up to `limit` repairs, best first, each from another action.
 
         Actions that fixed this error signature before (from the knowledge base) go first;
         an action already tried on this signature in the lineage, or code the lineage has
         already run, is skipped. After REDRAFT_AFTER failed repairs a fresh redraft goes
-        first: debugging effectiveness decays after two or three rounds.
+        first: debugging effectiveness decays after two or three rounds. A redraft is only
+        offered when no patch applies; among patches, those that edit where the failure was
+        located come first.
         """
         failed, diagnosis = request.candidate, request.diagnosis
         actions = demote_failed(rank_actions(diagnosis.repair_actions, request.past_fixes),
@@ -207,13 +217,13 @@ class Coder:
             actions = ["redraft"] + [a for a in actions if a != "redraft"]
         context = RepairContext(columns=request.columns, leaky_columns=request.leaky_columns,
                                 task_type=inputs.task_type if inputs else "classification")
-        patched: list[tuple[str, str]] = []  # (action, code) of the patches that apply
+        found: list[tuple[str, str, CandidateSpec | None]] = []  # (action, code, spec)
         for action in actions:
             if f"{action}@{diagnosis.signature}" in request.tried:
                 continue
             spec = failed.spec
             if action == "redraft":
-                if patched:
+                if found:
                     break  # a patch applies: prefer it to starting over
                 if spec is None:
                     continue
@@ -224,22 +234,20 @@ class Coder:
                 code = replay_fixes(failed.code, request.past_fix_diffs)
             else:
                 code = repairs.apply(action, failed.code, diagnosis, context)
-            if code is None or code in request.lineage_codes:
+            if code is None or code in request.lineage_codes or \
+                    any(code == c for _, c, _ in found):
                 continue
-            if action == "redraft" or diagnosis.line is None or action == REPLAY:
-                return Candidate(id=candidate_id, name=failed.name, phase="repair", code=code,
-                                 parent=failed.id, spec=spec, repair_action=action,
-                                 repair_notes=self._notes(action, failed.code, code,
-                                                          diagnosis))
-            patched.append((action, code))
-        if not patched:
-            return None
-        # Several patches apply: the one that edits where the failure was located wins.
-        action, code = next(((a, c) for a, c in patched
-                             if touches(failed.code, c, diagnosis.line)), patched[0])
-        return Candidate(id=candidate_id, name=failed.name, phase="repair", code=code,
-                         parent=failed.id, spec=failed.spec, repair_action=action,
-                         repair_notes=self._notes(action, failed.code, code, diagnosis))
+            found.append((action, code, spec))
+            if limit == 1 and (action in ("redraft", REPLAY) or diagnosis.line is None):
+                break  # the first is the one: no need to patch further
+        if found and found[0][0] not in ("redraft", REPLAY) and diagnosis.line is not None:
+            # the ones that edit where the failure was located go first
+            near = [f for f in found if touches(failed.code, f[1], diagnosis.line)]
+            found = near + [f for f in found if f not in near]
+        return [Candidate(id=candidate_id, name=failed.name, phase="repair", code=code,
+                          parent=failed.id, spec=spec, repair_action=action,
+                          repair_notes=self._notes(action, failed.code, code, diagnosis))
+                for action, code, spec in found[:limit]]
 
     @staticmethod
     def _notes(action: str, before: str, after: str, diagnosis: Diagnosis) -> list[str]:

@@ -13,6 +13,7 @@ import sys
 import warnings
 
 from pipesmith.agents.prevalidator.static_checks import imported_names
+from pipesmith.agents.repair.patches import live
 from pipesmith.agents.repair.patches.editing import (
     RepairContext,
     callee_name,
@@ -20,7 +21,6 @@ from pipesmith.agents.repair.patches.editing import (
     find_calls,
     import_alias,
     message_text,
-    parameters,
     replace_nodes,
     resolve,
 )
@@ -69,10 +69,12 @@ def public_names(package: str) -> dict[str, str]:
                 modules.append(importlib.import_module(info.name))
         except Exception:  # some optional submodules fail to import; they export nothing then
             continue
-    for module in sorted(modules, key=lambda m: m.__name__.count(".")):
-        for name in getattr(module, "__all__", None) or dir(module):
-            if not name.startswith("_"):
-                found.setdefault(name, module.__name__)
+    with warnings.catch_warnings():  # deprecated aliases warn as they are listed
+        warnings.simplefilter("ignore")
+        for module in sorted(modules, key=lambda m: m.__name__.count(".")):
+            for name in getattr(module, "__all__", None) or dir(module):
+                if not name.startswith("_"):
+                    found.setdefault(name, module.__name__)
     return found
 
 
@@ -144,22 +146,34 @@ SUCCESSOR = (re.compile(r"renamed to [`'\"]?(\w+)"),
 
 def fix_keyword(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
     """Rename a keyword to what the library's message names as its successor, else to the
-    closest parameter of the installed callable's signature; with neither, drop it (the
-    code then runs, but without what the keyword did: `dropped_keywords` reports it and the
-    repair is only partial)."""
+    rename the installed callable's docstring records, else to the closest parameter of its
+    signature; with none, drop it (the code then runs, but without what the keyword did:
+    `dropped_keywords` reports it and the repair is only partial).
+
+    The callable is the one the traceback names (`DataFrame.sort_values`, `TSNE.__init__`),
+    resolved in the libraries the code imports, else the one the failing line calls."""
     message = message_text(diagnosis)
-    found = re.search(r"(\w+)(?:\.__init__)?\(\) got an unexpected keyword argument '(\w+)'",
-                      message)
+    found = re.search(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'", message)
     if not found:
         return None
-    callee, keyword = found.groups()
+    qualname, keyword = found.groups()
+    callee = qualname.replace(".__init__", "").rsplit(".", 1)[-1]
     tree = ast.parse(code)
-    if not any(kw.arg == keyword for c in find_calls(tree, callee) for kw in c.keywords):
+    calls = [c for c in find_calls(tree) if any(kw.arg == keyword for kw in c.keywords)]
+    at_line = [c for c in calls if diagnosis.line in range(c.lineno, c.end_lineno + 1)]
+    named = [c for c in calls if callee_name(c) == callee]
+    if not named:
         callee = None  # the message named a base class or a wrapper; fix every such call
-    params = parameters(resolve(tree, callee)) if callee else []
-    named = [m.group(1) for p in SUCCESSOR for m in p.finditer(message)
-             if m.group(1) != keyword and (not params or m.group(1) in params)]
-    close = named or difflib.get_close_matches(keyword, params, n=1, cutoff=0.6)
+    target = live.qualified(tree, qualname) if "." in qualname else None
+    for call in (named or at_line or calls)[:1]:
+        target = target or live.call_target(tree, call)
+    target = target or (resolve(tree, callee) if callee else None)
+    params = live.parameters(target) if target is not None else []
+    said = [m.group(1) for p in SUCCESSOR for m in p.finditer(message)
+            if m.group(1) != keyword and (not params or m.group(1) in params)]
+    documented = live.docstring_successor(target, keyword) if target is not None else None
+    close = said or ([documented] if documented else []) or \
+        difflib.get_close_matches(keyword, params, n=1, cutoff=0.6)
     return edit_keyword(code, tree, callee, keyword, new_name=close[0] if close else None)
 
 
@@ -225,3 +239,54 @@ def replace_attribute(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> st
         else None
 
 
+NO_MEMBER = re.compile(r"'(\w+)' object has no attribute '(\w+)'")
+
+
+def replace_member(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
+    """`'X' object has no attribute 'a'`: the closest member the installed class has (its
+    public names and the attributes its docstring documents, such as fitted `coef_`), on
+    the receivers the code made of that class (else every `.a` in the code)."""
+    found = NO_MEMBER.search(message_text(diagnosis))
+    if not found:
+        return None
+    owner_name, attr = found.groups()
+    tree = ast.parse(code)
+    cls = live.owner(tree, owner_name)
+    nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr
+             and isinstance(n.ctx, ast.Load)]
+    if cls is None:  # a class the code builds through another name: read the receivers'
+        receivers = {n.value.id for n in nodes if isinstance(n.value, ast.Name)}
+        cls = next((c for r in receivers if (c := live.constructed_class(tree, r)) is not None
+                    and c.__name__ == owner_name), None)
+    if cls is None or not nodes:
+        return None
+    close = difflib.get_close_matches(attr, [m for m in live.member_names(cls) if m != attr],
+                                      n=1, cutoff=0.6)
+    if not close:
+        return None
+    return replace_nodes(code, [(n, f"{ast.get_source_segment(code, n.value)}.{close[0]}")
+                                for n in nodes])
+
+
+def moved_attribute(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
+    """`module 'm' has no attribute 'a'` where the package has `a` elsewhere (a function that
+    moved to a submodule or a sibling): use it from there, spelled from the code's alias when
+    it is a submodule, else imported."""
+    found = re.search(r"module '([\w.]+)' has no attribute '(\w+)'", message_text(diagnosis))
+    if not found:
+        return None
+    module_name, attr = found.groups()
+    tree = ast.parse(code)
+    aliases = {local for local, target in imported_names(tree).items() if target == module_name}
+    nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr
+             and isinstance(n.value, ast.Name) and n.value.id in aliases]
+    package = module_name.split(".")[0]
+    home = public_names(package).get(attr) if nodes and live.library_module(package) else None
+    if home is None or home == module_name:
+        return None
+    if home.startswith(module_name + "."):
+        return replace_nodes(code, [(n, f"{n.value.id}{home[len(module_name):]}.{attr}")
+                                    for n in nodes])
+    alias = f"_{attr}"
+    code = replace_nodes(code, [(n, alias) for n in nodes])
+    return f"from {home} import {attr} as {alias}\n" + code

@@ -91,7 +91,7 @@ def wrap_returns(code: str, helper_name: str, helper_code: str, *args: str) -> s
         return f"({text})" if isinstance(node, ast.Tuple) else text
 
     if not returns:
-        fitted = fitted_constructions(tree)
+        fitted = fitted_constructions(tree) or estimator_sites(tree)
         if not fitted or any(f"{helper_name}(" in (ast.get_source_segment(code, n) or "")
                              for n in fitted):
             return None
@@ -127,6 +127,46 @@ def fitted_constructions(tree: ast.Module) -> list[ast.Call]:
                 isinstance(node.value, ast.Call) and callee_name(node.value)[:1].isupper():
             found.append(node.value)
     return found
+
+
+CV_HELPERS = ("cross_val_score", "cross_validate", "cross_val_predict", "GridSearchCV",
+              "RandomizedSearchCV", "HalvingGridSearchCV", "learning_curve",
+              "validation_curve", "permutation_test_score")
+PIPELINE_MAKERS = ("make_pipeline", "Pipeline")
+
+
+def _constructs(node: ast.AST) -> bool:
+    """A call that builds an estimator or a pipeline (`SVC(...)`, `make_pipeline(...)`)."""
+    return isinstance(node, ast.Call) and (callee_name(node)[:1].isupper()
+                                           or callee_name(node) in PIPELINE_MAKERS)
+
+
+def estimator_sites(tree: ast.Module) -> list[ast.Call]:
+    """Every place a script builds the estimator it fits, beyond `model = X()` ...
+    `model.fit()`: a pipeline assigned and fitted (`pipe = make_pipeline(...)`), a
+    construction fitted on the spot (`SVC().fit(X, y)`), or handed to cross-validation or a
+    search (`cross_val_score(make_pipeline(...), X, y)`, `GridSearchCV(SVC(), ...)`)."""
+    fitted = {n.func.value.id for n in ast.walk(tree) if isinstance(n, ast.Call)
+              and isinstance(n.func, ast.Attribute) and n.func.attr in FIT_METHODS
+              and isinstance(n.func.value, ast.Name)}
+    fitted |= {n.args[0].id for n in ast.walk(tree) if isinstance(n, ast.Call)
+               and callee_name(n) in CV_HELPERS and n.args and isinstance(n.args[0], ast.Name)}
+    sites: list[ast.Call] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in fitted
+                                                for t in node.targets) \
+                and _constructs(node.value) and callee_name(node.value) not in CV_HELPERS:
+            sites.append(node.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in FIT_METHODS and _constructs(node.func.value):
+            sites.append(node.func.value)
+        elif isinstance(node, ast.Call) and callee_name(node) in CV_HELPERS:
+            first = node.args[0] if node.args else next(
+                (k.value for k in node.keywords if k.arg == "estimator"), None)
+            if _constructs(first):
+                sites.append(first)
+    nested = {id(inner) for site in sites for inner in ast.walk(site) if inner is not site}
+    return [s for s in sites if id(s) not in nested]  # the outermost construction only
 
 
 def insert_after_imports(code: str, helper: str) -> str:

@@ -101,6 +101,19 @@ CASES: dict[str, tuple[str, str, str]] = {
     "api.invalid_parameter": ("iris", "classification",
                               "def build_pipeline(task):\n"
                               "    return LogisticRegression(penalty='l3')\n"),
+    "api.incompatible_parameters": ("iris", "classification",
+                                    "def build_pipeline(task):\n    return LogisticRegression("
+                                    "penalty='l1', solver='lbfgs')\n"),
+    "data_flow.shape": ("iris", "classification",
+                        "def build_pipeline(task):\n"
+                        "    LogisticRegression().fit(np.arange(6.0), [0, 1] * 3)\n"),
+    "data_flow.metric_arguments": ("iris", "classification",
+                                   "from sklearn.metrics import f1_score\n\n"
+                                   "def build_pipeline(task):\n"
+                                   "    f1_score([0, 1, 2, 0], [0, 1, 1, 0])\n"),
+    "neural.detached": ("iris", "classification",
+                        "def build_pipeline(task):\n    import torch\n"
+                        "    (torch.ones(2, requires_grad=True) * 2).numpy()\n"),
     "api.removed_attribute": ("iris", "classification",
                               "def build_pipeline(task):\n"
                               "    return LogisticRegression(C=np.float(1))\n"),
