@@ -62,6 +62,13 @@ class Coder(Protocol):
         """`profile` and `inputs` are None for a plain script brought without data."""
         ...
 
+    def repair_options(self, candidate_id: str, request: RepairRequest,
+                       profile: DataProfile | None, inputs: RunInputs | None,
+                       limit: int = 1) -> list[Candidate]:
+        """Up to `limit` repairs from different actions, best first (the repair search
+        tries them side by side); a coder that writes one repair returns it alone."""
+        ...
+
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
                  inputs: RunInputs, strategy: str = "caruana",
                  weights: list[float] | None = None, n_clusters: int = 2,

@@ -338,7 +338,7 @@ def repair(state: RunState, runtime: Runtime[Deps]) -> dict:
         kb=runtime.context.kb, with_context=topology.reformulate)
     inputs = state["inputs"] if profile is not None else None
     coder = runtime.context.coder
-    if failed.script is not None and hasattr(coder, "repair_options"):
+    if failed.script is not None:
         # a script is cheap to run: several edits are tried side by side (agents/repair/search)
         options = [o.model_copy(update={"script": failed.script}) for o in
                    coder.repair_options(next_candidate_id(state), request, profile, inputs,

@@ -468,6 +468,15 @@ class FaultInjectingCoder:
             return candidate
         return self._inject(candidate, profile, inputs)
 
+    def repair_options(self, candidate_id: str, request: RepairRequest,
+                       profile: DataProfile | None, inputs: RunInputs | None,
+                       limit: int = 1) -> list[Candidate]:
+        options = self.coder.repair_options(candidate_id, request, profile, inputs, limit)
+        if not self.every_generation or profile is None or inputs is None:
+            return options
+        return [injected for o in options
+                if (injected := self._inject(o, profile, inputs)) is not None]
+
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
                  inputs: RunInputs, strategy: str = "caruana",
                  weights: list[float] | None = None, n_clusters: int = 2,

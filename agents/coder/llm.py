@@ -63,6 +63,13 @@ class LLMCoder:
             spec = spec.model_copy(update={"name": carried, "family": carried})
         return Candidate(id=candidate_id, name=spec.name, phase="draft", code=made, spec=spec)
 
+    def repair_options(self, candidate_id: str, request: RepairRequest,
+                       profile: DataProfile | None, inputs: RunInputs | None,
+                       limit: int = 1) -> list[Candidate]:
+        """One repair: the model writes one answer per request (each costs tokens)."""
+        repaired = self.repair(candidate_id, request, profile, inputs)
+        return [repaired] if repaired is not None else []
+
     def repair(self, candidate_id: str, request: RepairRequest, profile: DataProfile | None,
                inputs: RunInputs | None) -> Candidate | None:
         failed, d = request.candidate, request.diagnosis
