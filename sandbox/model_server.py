@@ -1,11 +1,12 @@
 """The model worker: applies a run's saved model to new rows, inside the sandbox.
 
-Usage: python -m pipesmith.sandbox.model_server model_job.json
+Usage: python -m pipesmith.sandbox.model_server job.json
 
 A saved model is a pickle, and a pickle made by generated code can run any code when it is
 loaded (a `__setstate__` pickled by value). So no pipesmith process loads one: this worker
 does, inside the sandbox, for `pipesmith predict`, `serve RUN`, the chat and the Python API
-(pipesmith/core/model_host.py is the supervisor's side). The job names the model file
+(pipesmith/core/model_host.py is the supervisor's side; sandbox/serve_loop.py is the loop).
+The job names the model file
 (read-only) and the channel (sandbox/channel.py). It imports the libraries once and says
 `ready`; then per request it forks a child that loads the model and answers:
 
@@ -21,20 +22,16 @@ supervisor by type and size; nothing here is trusted.
 
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import os
-import signal
 import sys
-import time
 import traceback
 from pathlib import Path
 
 import numpy as np
 
-from pipesmith.sandbox.channel import REPLIES, REQUESTS, ChannelError, receive, send
-from pipesmith.sandbox.trial_server import wait_child
+from pipesmith.sandbox.serve_loop import in_fork, serve
 
 REPLY = "reply_{id}.json"
 ARRAYS = "reply_{id}.npz"
@@ -91,50 +88,20 @@ def _child(job: dict, request: dict, rows: bytes, out: Path) -> None:
 def answer(job: dict, request: dict, rows: bytes, out: Path) -> tuple[dict, bytes]:
     """(reply header, .npz bytes) for one request, computed in a forked child."""
     rid = request["id"]
-    pid = os.fork()
-    if pid == 0:
-        _child(job, request, rows, out)
-    status, _usage = wait_child(pid, float(request.get("timeout_s", 60)))
-    reply, arrays = out / REPLY.format(id=rid), out / ARRAYS.format(id=rid)
-    try:
-        if status is None:
-            return {"id": rid, "status": "timeout"}, b""
-        if os.WIFSIGNALED(status):
-            sig = os.WTERMSIG(status)
-            why = " (likely the memory limit)" if sig == signal.SIGKILL else ""
-            return {"id": rid, "status": "error",
-                    "error": f"the model was killed by signal {sig}{why}"}, b""
-        if not reply.exists():
-            return {"id": rid, "status": "error",
-                    "error": "the model exited without answering"}, b""
-        header = {**json.loads(reply.read_text()), "id": rid}
-        ok = header.get("status") == "ok" and arrays.exists()
-        return header, arrays.read_bytes() if ok else b""
-    finally:
-        for path in (reply, arrays):
-            path.unlink(missing_ok=True)
+    reply, arrays, _usage = in_fork(lambda: _child(job, request, rows, out), rid,
+                                    float(request.get("timeout_s", 60)),
+                                    out / REPLY.format(id=rid), out / ARRAYS.format(id=rid),
+                                    "the model")
+    return reply, arrays
 
 
 def main(argv: list[str]) -> int:
     job_path = Path(argv[1])
-    job = json.loads(job_path.read_text())
-    started = time.perf_counter()
-    requests = os.open(Path(job["channel"]) / REQUESTS, os.O_RDONLY)
-    replies = os.open(Path(job["channel"]) / REPLIES, os.O_WRONLY)
-    for name in job.get("imports", []):  # what loading a model imports, imported once
-        try:
-            importlib.import_module(name)
-        except Exception:  # a model that needs it reports the failure itself
-            pass
-    send(replies, {"op": "ready", "setup_s": round(time.perf_counter() - started, 4)})
-    while True:
-        try:
-            request, rows = receive(requests)
-        except ChannelError:  # the supervisor closed the channel
-            return 0
-        if request.get("op") not in ("predict", "describe"):
-            return 0
-        send(replies, *answer(job, request, rows, job_path.parent))
+
+    def answerer(job: dict):
+        return lambda request, rows: answer(job, request, rows, job_path.parent)
+
+    return serve(job_path, ("predict", "describe"), answerer)
 
 
 if __name__ == "__main__":

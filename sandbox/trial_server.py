@@ -1,30 +1,26 @@
 """The persistent trial worker: project code that stays alive inside the sandbox for one
 fold and runs trial after trial as the search asks for them.
 
-Usage: python -m pipesmith.sandbox.trial_server server_job.json
+Usage: python -m pipesmith.sandbox.trial_server job.json
 
-The job names the fold's training rows with their labels, the rows to predict without
-theirs, and the channel (sandbox/channel.py): two FIFOs in a read-only folder. It loads
-the fold once and says `ready`; then per request {"op": "trial", "id", "module" (a
-candidate module's path), "params", "share", "timeout_s"} it forks a child that imports
-the module, builds the pipeline with `task["params"]` (with "permute_seed", on shuffled
-training labels), fits and predicts
-(`trial_worker.run_trial`), and replies with the trial's status and its predictions
-(.npz bytes). The fork is the restart: a trial that crashes, is killed for memory or runs
-past `timeout_s` (SIGKILLed here) is a failed trial, and the next one starts from the same
-loaded interpreter; candidate code never runs in the worker itself, so nothing it does
-outlives its child. The job's "imports" (the libraries candidates use) are imported once,
-before `ready`. {"op": "stop"} or the supervisor closing the channel ends it. It
-scores nothing; the search scores the predictions outside.
+A served job (sandbox/serve_loop.py is its loop). The job names the fold's training rows
+with their labels, the rows to predict without theirs, and the channel (sandbox/channel.py):
+two FIFOs in a read-only folder. It loads the fold once and says `ready`; then per request
+{"op": "trial", "id", "module" (a candidate module's path), "params", "share", "timeout_s"}
+it forks a child that imports the module, builds the pipeline with `task["params"]` (with
+"permute_seed", on shuffled training labels), fits and predicts (`trial_worker.run_trial`),
+and replies with the trial's status and its predictions (.npz bytes). The fork is the
+restart: a trial that crashes, is killed for memory or runs past `timeout_s` (SIGKILLed
+there) is a failed trial, and the next one starts from the same loaded interpreter. The
+job's "imports" (the libraries candidates use) are imported once, before `ready`.
+{"op": "stop"} or the supervisor closing the channel ends it. It scores nothing; the search
+scores the predictions outside.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
-import select
-import signal
 import sys
 import time
 import traceback
@@ -33,8 +29,8 @@ from pathlib import Path
 import pandas as pd
 
 from pipesmith.core.permutation import shuffle_labels
-from pipesmith.sandbox.channel import REPLIES, REQUESTS, ChannelError, receive, send
 from pipesmith.sandbox.harness import load_candidate
+from pipesmith.sandbox.serve_loop import in_fork, serve
 from pipesmith.sandbox.trial_worker import run_trial
 
 RESULT = "result_{id}.json"
@@ -72,85 +68,27 @@ def _child(fold: Fold, request: dict) -> None:
         os._exit(status)
 
 
-def wait_child(pid: int, timeout_s: float) -> tuple[int | None, dict]:
-    """The child's wait status (None when it outlived `timeout_s`: then it is killed) and
-    what it used (CPU seconds, peak resident memory)."""
-    deadline = time.monotonic() + max(0.0, timeout_s)
-    fd = os.pidfd_open(pid)
-    try:
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        while True:
-            done, status, usage = os.wait4(pid, os.WNOHANG)
-            if done:
-                return status, {"cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
-                                "peak_mem_mb": round(usage.ru_maxrss / 1024, 1)}
-            left = deadline - time.monotonic()
-            if left <= 0:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return None, {}
-            poller.poll(max(1, int(left * 1000)))
-    finally:
-        os.close(fd)
-
-
 def run_one(fold: Fold, request: dict) -> tuple[dict, bytes]:
     """(reply header, predictions .npz bytes) for one trial request."""
     tid = request["id"]
     started = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        _child(fold, request)
-    status, usage = wait_child(pid, float(request.get("timeout_s", 3600)))
-    result = fold.out / RESULT.format(id=tid)
-    arrays = fold.out / f"trial_{tid}.npz"
-    try:
-        if status is None:
-            return {"id": tid, "status": "timeout",
-                    "error": f"the trial ran past its {request.get('timeout_s')} s"}, b""
-        if os.WIFSIGNALED(status):
-            sig = os.WTERMSIG(status)
-            why = " (likely the memory limit)" if sig == signal.SIGKILL else ""
-            return {"id": tid, "status": "error",
-                    "error": f"the trial was killed by signal {sig}{why}"}, b""
-        if not result.exists():
-            return {"id": tid, "status": "error",
-                    "error": f"the trial exited ({os.waitstatus_to_exitcode(status)}) "
-                             "without a result"}, b""
-        row = json.loads(result.read_text())
+    row, payload, usage = in_fork(lambda: _child(fold, request), tid,
+                                  float(request.get("timeout_s", 3600)),
+                                  fold.out / RESULT.format(id=tid),
+                                  fold.out / f"trial_{tid}.npz", "the trial")
+    if usage:  # the child ended (a timed-out one was killed, its use unknown)
         row.update(usage, wall_s=round(time.perf_counter() - started, 4))
-        payload = arrays.read_bytes() if row.get("status") == "ok" and arrays.exists() else b""
-        return row, payload
-    finally:
-        for path in (result, arrays):
-            path.unlink(missing_ok=True)
+    return row, payload
 
 
 def main(argv: list[str]) -> int:
     job_path = Path(argv[1])
-    job = json.loads(job_path.read_text())
-    started = time.perf_counter()
-    channel = Path(job["channel"])
-    requests = os.open(channel / REQUESTS, os.O_RDONLY)
-    replies = os.open(channel / REPLIES, os.O_WRONLY)
-    fold = Fold(job, job_path.parent)
-    for name in job.get("imports", []):  # the libraries candidates use, imported once
-        try:
-            importlib.import_module(name)
-        except Exception:  # a candidate that needs it reports the failure itself
-            pass
-    send(replies, {"op": "ready", "setup_s": round(time.perf_counter() - started, 4),
-                   "pid": os.getpid()})
-    while True:
-        try:
-            request, _ = receive(requests)
-        except ChannelError:  # the supervisor closed the channel
-            return 0
-        if request.get("op") != "trial":
-            return 0
-        header, payload = run_one(fold, request)
-        send(replies, header, payload)
+
+    def answer(job: dict):
+        fold = Fold(job, job_path.parent)
+        return lambda request, _payload: run_one(fold, request)
+
+    return serve(job_path, ("trial",), answer)
 
 
 if __name__ == "__main__":

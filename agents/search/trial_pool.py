@@ -1,9 +1,9 @@
 """The supervisor's side of the persistent trial workers: one sandboxed worker per fold
 (sandbox/trial_server.py), alive for the whole search, fed one trial at a time.
 
-A `FoldWorker` starts an ordinary sandbox job (`Sandbox.run`, on a thread, with the
-memory, disk, CPU-time and wall-clock limits every job has; the wall clock is the
-search's deadline) whose only way to talk is the channel (sandbox/channel.py). It sees
+A `FoldWorker` is a served job (sandbox/served_job.py): an ordinary sandbox job, on a
+thread, with the memory, disk, CPU-time and wall-clock limits every job has (the wall clock
+is the search's deadline), whose only way to talk is the channel (sandbox/channel.py). It sees
 that fold's training rows with labels, the rows to predict without theirs, the trials'
 code (read-only) and the channel. A trial that crashes or hangs is a failed trial (the
 worker's fork is the restart); a worker that dies or stops answering is replaced by a
@@ -13,9 +13,6 @@ fresh job, at most `MAX_RESTARTS` times per fold. Replies are size-capped and pa
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 import threading
 import time
 from pathlib import Path
@@ -24,22 +21,14 @@ import numpy as np
 import structlog
 
 from pipesmith.core.safe_npz import SEARCH_LIMIT, load_npz_bytes
-from pipesmith.sandbox.base import ExecJob, ExecResult, Sandbox
-from pipesmith.sandbox.channel import (
-    ChannelError,
-    ChannelTimeout,
-    make_channel,
-    open_supervisor_side,
-    receive,
-    send,
-)
+from pipesmith.sandbox.base import Sandbox
+from pipesmith.sandbox.served_job import JobGone, ServedJob
 
 log = structlog.get_logger(__name__)
 SERVER = "pipesmith.sandbox.trial_server"
 STARTUP_S = 90.0  # at most, for the worker to load the fold (and its imports) and say ready
 REPLY_GRACE_S = 5.0  # beyond a trial's own timeout, before the worker counts as hung
 MAX_RESTARTS = 2  # fresh jobs per fold after the first, before the fold gives up
-THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def library_imports() -> list[str]:
@@ -58,99 +47,48 @@ def library_imports() -> list[str]:
     return sorted({*base, *modules, *boosters})
 
 
-class WorkerGone(Exception):
-    """The worker job ended, or stopped answering, and was let go."""
-
-
 class FoldWorker:
-    """One fold's sandboxed worker: started on first use, restarted when it dies."""
+    """One fold's sandboxed worker (a ServedJob): started on first use, restarted when it
+    dies, at most MAX_RESTARTS times."""
 
     def __init__(self, sandbox: Sandbox, k: int, train: Path, X: Path, code_dir: Path,
                  folder: Path, job: dict, *, memory_mb: int, disk_mb: int,
                  deadline: float, max_payload: int) -> None:
-        self.sandbox, self.k, self.train, self.X = sandbox, k, train, X
-        self.code_dir, self.folder, self.job = code_dir, folder, job
-        self.memory_mb, self.disk_mb, self.deadline = memory_mb, disk_mb, deadline
-        self.max_payload = max_payload
-        self.starts, self.startup_s, self.setup_s = 0, 0.0, 0.0
-        self.results: list[ExecResult] = []
-        self._fds: tuple[int, int] | None = None
-        self._thread: threading.Thread | None = None
+        self.k, self.deadline, self.max_payload = k, deadline, max_payload
+        self.served = ServedJob(
+            sandbox, folder / f"fold{k}", SERVER,
+            {**job, "train_path": str(train), "predict_path": str(X)},
+            name=f"trial-worker-{k}", memory_mb=memory_mb, disk_mb=disk_mb,
+            read_paths=(train.parent, code_dir))
+        self.startup_s, self.setup_s = 0.0, 0.0
         self._lock = threading.Lock()
 
     @property
+    def starts(self) -> int:
+        return self.served.starts
+
+    @property
     def alive(self) -> bool:
-        return self._thread is not None and self._thread.is_alive() and self._fds is not None
+        return self.served.alive
 
     def _start(self) -> None:
-        if self.starts > MAX_RESTARTS:
-            raise WorkerGone(f"fold {self.k}: the worker died {self.starts} times")
+        if self.served.starts > MAX_RESTARTS:
+            raise JobGone(f"fold {self.k}: the worker died {self.served.starts} times")
         began = time.monotonic()
-        base = self.folder / f"w{self.k}_{self.starts}"
-        self.starts += 1
-        channel = make_channel(base / "channel", getattr(self.sandbox, "job_uid", None))
-        workdir = base / "work"
-        workdir.mkdir(parents=True, exist_ok=True)
-        (workdir / "server_job.json").write_text(json.dumps({
-            **self.job, "train_path": str(self.train), "predict_path": str(self.X),
-            "channel": str(channel)}))
-        self._fds = open_supervisor_side(channel)
-        timeout_s = max(1.0, self.deadline - time.monotonic())
-        job = ExecJob(command=[sys.executable, "-m", SERVER, "server_job.json"],
-                      workdir=workdir, timeout_s=timeout_s, cpu_time_s=timeout_s + 10,
-                      memory_mb=self.memory_mb, disk_mb=self.disk_mb,
-                      read_paths=(self.train.parent, self.code_dir, channel), env=THREAD_ENV)
-        self._thread = threading.Thread(target=self._run, args=(job,), daemon=True,
-                                        name=f"trial-worker-{self.k}")
-        self._thread.start()
-        try:
-            hello = self._reply(min(began + STARTUP_S, self.deadline))
-        except WorkerGone:
-            self._let_go()
-            raise
-        self.setup_s += float(hello[0].get("setup_s", 0.0))
+        timeout_s = max(1.0, self.deadline - time.monotonic())  # the search's deadline
+        hello = self.served.start(timeout_s, min(began + STARTUP_S, self.deadline),
+                                  cpu_time_s=timeout_s + 10)
+        self.setup_s += float(hello.get("setup_s", 0.0))
         self.startup_s += time.monotonic() - began
-
-    def _run(self, job: ExecJob) -> None:
-        result = self.sandbox.run(job)
-        self.results.append(result)
-        if not result.ok:
-            log.info("search.worker_ended", fold=self.k, status=result.status,
-                     detail=result.detail, stderr=result.stderr[-300:])
-
-    def _reply(self, deadline: float) -> tuple[dict, bytes]:
-        """The next message, waiting in short slices so a worker that died is noticed."""
-        assert self._fds is not None
-        while True:
-            try:
-                return receive(self._fds[1], min(deadline, time.monotonic() + 0.5),
-                               self.max_payload)
-            except ChannelTimeout as exc:
-                if time.monotonic() >= deadline:
-                    raise WorkerGone(f"fold {self.k}: no answer in time") from exc
-                if not self._thread.is_alive():
-                    status = self.results[-1].status if self.results else "gone"
-                    raise WorkerGone(f"fold {self.k}: the worker ended ({status})") from exc
-            except ChannelError as exc:
-                raise WorkerGone(f"fold {self.k}: {exc}") from exc
-
-    def _let_go(self) -> None:
-        """Close the channel: a live worker reads end-of-file (or fails to write) and
-        exits; one that does not is ended by its job's wall clock."""
-        if self._fds is not None:
-            for fd in self._fds:
-                os.close(fd)
-            self._fds = None
 
     def ensure_started(self) -> bool:
         """Start the worker unless it is alive; False when it cannot start."""
         with self._lock:
             if self.alive:
                 return True
-            self._let_go()
             try:
                 self._start()
-            except (WorkerGone, OSError) as exc:
+            except (JobGone, OSError) as exc:
                 log.info("worker.not_started", fold=self.k, error=str(exc)[:200])
                 return False
             return True
@@ -159,24 +97,17 @@ class FoldWorker:
         """Run one trial on this fold: (its reply, its arrays). A worker that dies during
         the trial fails the trial and is restarted for the next one."""
         with self._lock:
-            if not self.alive:
-                self._let_go()
-                try:
-                    self._start()
-                except (WorkerGone, OSError) as exc:
-                    return {"id": request["id"], "status": "error",
-                            "error": str(exc)[:300]}, {}
-            timeout_s = max(0.5, min(request["timeout_s"], self.deadline - time.monotonic()))
             try:
-                send(self._fds[0], {**request, "op": "trial", "timeout_s": timeout_s})
-                header, payload = self._reply(time.monotonic() + timeout_s + REPLY_GRACE_S)
-            except (WorkerGone, OSError) as exc:
-                self._let_go()
+                if not self.alive:
+                    self._start()
+                timeout_s = max(0.5, min(request["timeout_s"],
+                                         self.deadline - time.monotonic()))
+                header, payload = self.served.ask(
+                    {**request, "op": "trial", "timeout_s": timeout_s},
+                    reply_by=time.monotonic() + timeout_s + REPLY_GRACE_S,
+                    max_payload=self.max_payload)
+            except (JobGone, OSError) as exc:
                 return {"id": request["id"], "status": "error", "error": str(exc)[:300]}, {}
-            if header.get("id") != request["id"]:  # out of step: start afresh next time
-                self._let_go()
-                return {"id": request["id"], "status": "error",
-                        "error": "the worker answered another trial"}, {}
             if header.get("status") != "ok":
                 return header, {}
             try:
@@ -189,18 +120,10 @@ class FoldWorker:
     def stop(self) -> None:
         """Ask the worker to end and close the channel; its job then ends on its own."""
         with self._lock:
-            if self._fds is not None:
-                try:
-                    send(self._fds[0], {"op": "stop"})
-                except OSError:
-                    pass
-            self._let_go()
+            self.served.stop()
 
     def join(self, deadline: float) -> bool:
-        if self._thread is not None:
-            self._thread.join(max(0.0, deadline - time.monotonic()))
-            return not self._thread.is_alive()
-        return True
+        return self.served.join(deadline)
 
 
 class WorkerPool:

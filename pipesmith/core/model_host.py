@@ -15,10 +15,7 @@ dies. Everything the worker says that is not checked data is shown as text, one 
 from __future__ import annotations
 
 import io
-import json
-import os
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -33,15 +30,8 @@ from pipesmith.core import referee
 from pipesmith.core.model_io import FeatureSchema
 from pipesmith.core.safe_npz import load_npz_bytes
 from pipesmith.errors import InputError
-from pipesmith.sandbox.base import ExecJob, ExecResult, Sandbox
-from pipesmith.sandbox.channel import (
-    ChannelError,
-    ChannelTimeout,
-    make_channel,
-    open_supervisor_side,
-    receive,
-    send,
-)
+from pipesmith.sandbox.base import Sandbox
+from pipesmith.sandbox.served_job import JobGone, ServedJob, one_line
 
 log = structlog.get_logger(__name__)
 SERVER = "pipesmith.sandbox.model_server"
@@ -52,7 +42,6 @@ LIFETIME_S = 7 * 86400.0  # a serving worker's job clock
 # a metric of each task, for the referee's prediction checks (labels-only for classifiers,
 # so a model without predict_proba passes)
 CHECK_METRIC = {"classification": "accuracy", "regression": "r2", "clustering": "silhouette"}
-THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 class Description(BaseModel):
@@ -62,12 +51,6 @@ class Description(BaseModel):
 
     predicts: bool
     read: list[str] | None  # the schema columns the pipeline reads; None: all of them
-
-
-def one_line(text: object, limit: int = 300) -> str:
-    """Untrusted text shown to a user: its first line, printable, capped."""
-    line = (str(text).strip().splitlines() or [""])[0]
-    return "".join(ch if ch.isprintable() else "?" for ch in line)[:limit]
 
 
 def model_sandbox() -> Sandbox:
@@ -91,109 +74,52 @@ class ModelHost:
         self.memory_mb, self.timeout_s, self.lifetime_s = memory_mb, timeout_s, lifetime_s
         self.imports = list(imports)
         self.folder = Path(tempfile.mkdtemp(prefix="pipesmith-model-"))
-        self.starts, self.failed_starts, self.requests = 0, 0, 0
-        self.results: list[ExecResult] = []
-        self._fds: tuple[int, int] | None = None
-        self._thread: threading.Thread | None = None
+        self.served = ServedJob(
+            self.sandbox, self.folder, SERVER,
+            {"model": str(self.model_path), "task_type": schema.task_type,
+             "imports": self.imports},
+            name="the sandboxed model worker", memory_mb=memory_mb, disk_mb=256,
+            read_paths=(self.model_path,))
+        self.failed_starts, self.requests = 0, 0
         self._lock = threading.Lock()
 
     # --- the worker job -------------------------------------------------------------------
 
-    @property
-    def alive(self) -> bool:
-        return self._fds is not None and self._thread is not None and self._thread.is_alive()
-
     def _start(self) -> None:
         if self.failed_starts >= MAX_STARTS:
             raise InputError(f"the sandboxed model worker failed to start {MAX_STARTS} times"
-                             f"{self._last_words()}")
+                             f"{self.served.last_words()}")
         began = time.monotonic()
-        base = self.folder / f"w{self.starts}"
-        self.starts += 1
-        channel = make_channel(base / "channel", getattr(self.sandbox, "job_uid", None))
-        workdir = base / "work"
-        workdir.mkdir(parents=True)
-        (workdir / "model_job.json").write_text(json.dumps({
-            "model": str(self.model_path), "task_type": self.schema.task_type,
-            "channel": str(channel), "imports": self.imports}))
-        self._fds = open_supervisor_side(channel)
-        job = ExecJob(command=[sys.executable, "-m", SERVER, "model_job.json"], workdir=workdir,
-                      timeout_s=self.lifetime_s, memory_mb=self.memory_mb, disk_mb=256,
-                      read_paths=(self.model_path, channel), env=THREAD_ENV)
-        self._thread = threading.Thread(target=self._run, args=(job,), daemon=True,
-                                        name="model-worker")
-        self._thread.start()
         try:
-            self._reply(began + STARTUP_S)
-        except InputError:
+            self.served.start(self.lifetime_s, began + STARTUP_S)
+        except (JobGone, OSError) as exc:
             self.failed_starts += 1
-            self._let_go()
-            raise
+            raise InputError(one_line(exc)) from None
         self.failed_starts = 0
         log.info("model_worker.ready", seconds=round(time.monotonic() - began, 2))
-
-    def _run(self, job: ExecJob) -> None:
-        self.results.append(self.sandbox.run(job))
-
-    def _last_words(self) -> str:
-        if not self.results or self.results[-1].ok:
-            return ""
-        result = self.results[-1]
-        return f" ({result.status}: {one_line(result.detail or result.stderr.strip()[-300:])})"
-
-    def _reply(self, deadline: float, max_payload: int = 1 << 20) -> tuple[dict, bytes]:
-        """The worker's next message, in short waits so that a worker that ended is seen."""
-        assert self._fds is not None
-        while True:
-            try:
-                return receive(self._fds[1], min(deadline, time.monotonic() + 0.5), max_payload)
-            except ChannelTimeout:
-                if time.monotonic() >= deadline:
-                    raise InputError("the sandboxed model worker did not answer in time") \
-                        from None
-                if not self._thread.is_alive():
-                    raise InputError(f"the sandboxed model worker ended"
-                                     f"{self._last_words()}") from None
-            except ChannelError as exc:
-                raise InputError(f"the sandboxed model worker broke off: {one_line(exc)}") \
-                    from None
-
-    def _let_go(self) -> None:
-        if self._fds is not None:
-            for fd in self._fds:
-                os.close(fd)
-            self._fds = None
 
     def _request(self, header: dict, rows: bytes = b"",
                  max_payload: int = 1 << 20) -> tuple[dict, bytes]:
         with self._lock:
-            if not self.alive:
-                self._let_go()
+            if not self.served.alive:
                 self._start()
             self.requests += 1
             request = {**header, "id": self.requests, "timeout_s": self.timeout_s}
-            try:
-                send(self._fds[0], request, rows)
-                reply, payload = self._reply(time.monotonic() + self.timeout_s + REPLY_GRACE_S,
-                                             max_payload)
-            except (InputError, OSError) as exc:
-                self._let_go()  # the next request starts a fresh worker
+            try:  # a worker that fails here is let go: the next request starts a fresh one
+                return self.served.ask(request, rows, max_payload=max_payload,
+                                       reply_by=time.monotonic() + self.timeout_s
+                                       + REPLY_GRACE_S)
+            except (JobGone, OSError) as exc:
                 raise InputError(one_line(exc)) from None
-            if reply.get("id") != request["id"]:
-                self._let_go()
-                raise InputError("the sandboxed model worker answered another request")
-            return reply, payload
+
+    @property
+    def starts(self) -> int:
+        return self.served.starts
 
     def close(self) -> None:
         with self._lock:
-            if self._fds is not None:
-                try:
-                    send(self._fds[0], {"op": "stop"})
-                except OSError:
-                    pass
-            self._let_go()
-        if self._thread is not None:
-            self._thread.join(10)
+            self.served.stop()
+        self.served.join(time.monotonic() + 10)
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self) -> ModelHost:

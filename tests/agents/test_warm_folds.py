@@ -99,8 +99,9 @@ def test_a_run_fits_its_candidates_and_its_search_on_one_set_of_workers(tmp_path
     k = report.cv_score.folds
     # each fold's worker started once, for every candidate (fold jobs would leave a job
     # folder per fold and attempt, with its candidate and job.json)
-    assert sorted(p.name for p in (out / "workers" / f"k{k}" / "workers").iterdir()) == \
-        [f"w{i}_0" for i in range(k)]
+    workers = out / "workers" / f"k{k}" / "workers"
+    assert sorted(p.name for p in workers.iterdir()) == [f"fold{i}" for i in range(k)]
+    assert all([p.name for p in (workers / f"fold{i}").iterdir()] == ["w0"] for i in range(k))
     singles = [a for a in report.attempts if a.phase != "ensemble" and a.succeeded]
     for attempt in singles:
         folds = Path(attempt.workdir) / "folds"

@@ -32,12 +32,12 @@ def build_pipeline(task):
         os.kill(os.getppid(), signal.SIGKILL)
         time.sleep(5)
     if mode == "garbage":
-        job = json.loads(Path("server_job.json").read_text())
+        job = json.loads(Path("job.json").read_text())
         with open(Path(job["channel"]) / "replies", "wb") as fh:
             fh.write(b"\\xff" * 64)
         time.sleep(5)
     if mode == "peek":
-        job = json.loads(Path("server_job.json").read_text())
+        job = json.loads(Path("job.json").read_text())
         other = job["train_path"].replace("fold0", "fold1")
         return open(other).read()
     return LogisticRegression(C=task["params"].get("C", 1.0), max_iter=200)
@@ -104,7 +104,7 @@ def test_crashes_and_hangs_are_failed_trials_and_the_worker_goes_on(folds, sandb
 
         assert trial(0)[0]["status"] == "ok"
         crashed, _ = trial(1, mode="crash")
-        assert crashed["status"] == "error" and "without a result" in crashed["error"]
+        assert crashed["status"] == "error" and "without an answer" in crashed["error"]
         segv, _ = trial(2, mode="segfault")
         assert segv["status"] == "error" and "signal 11" in segv["error"]
         began = time.monotonic()
@@ -135,7 +135,7 @@ def test_a_killed_worker_or_garbage_on_the_channel_fails_the_trial_and_restarts(
         garbled, _ = trial(2, mode="garbage")
         assert garbled["status"] == "error" and "over the caps" in garbled["error"]
         assert trial(3)[0]["status"] == "ok" and worker.starts == 3
-        assert all(r.status != "infra" for r in worker.results)
+        assert all(r.status != "infra" for r in worker.served.results)
     finally:
         pool.close()
-    assert all(not w._thread or not w._thread.is_alive() for w in pool.workers)
+    assert all(w.join(time.monotonic()) for w in pool.workers)
