@@ -52,17 +52,22 @@ DROP_FILLER = re.compile(r"^(?:\s*(?:[,&/]|\b(?:and|or|nor|also|the|columns?|fea
 NEGATED = re.compile(r"\b(?:not|never|don['\u2019]?t|do not)\s*$", re.IGNORECASE)
 FAMILY_GROUPS: dict[str, tuple[str, ...]] = {  # "only tree models" and friends
     "tree": ("hist_gradient_boosting", "random_forest", "extra_trees"),
-    "boosting": ("hist_gradient_boosting",),
+    "boosting": ("hist_gradient_boosting", "lightgbm", "xgboost", "catboost"),
+    "xgboost": ("xgboost",), "lightgbm": ("lightgbm",), "catboost": ("catboost",),
+    "random forest": ("random_forest",), "extra trees": ("extra_trees",),
     "forest": ("random_forest", "extra_trees"),
-    "linear": ("logistic_regression", "ridge"),
+    "linear": ("logistic_regression", "ridge"), "logistic": ("logistic_regression",),
+    "ridge": ("ridge",),
     "neighbour": ("knn",), "neighbor": ("knn",), "knn": ("knn",),
     "svm": ("svc", "svr"), "kernel": ("svc", "svr"),
     "neural": ("torch_mlp", "torch_mlp_wide", "keras_mlp", "keras_mlp_wide"),
+    "deep learning": ("torch_mlp", "torch_mlp_wide", "keras_mlp", "keras_mlp_wide"),
     "kmeans": ("kmeans",), "k-means": ("kmeans",), "mixture": ("gaussian_mixture",),
     "agglomerative": ("agglomerative",), "hierarchical": ("agglomerative",),
 }
-ONLY = re.compile(r"\b(?:only|just|use|try)\s+(?P<what>[\w -]+?)\s*(?:models?|families|"
-                  r"learners?|methods?)?(?=$|[.;,!?])", re.IGNORECASE)
+ONLY = re.compile(r"\b(?:only|just|use|try|focus on|stick to|prefer|create an?)\s+"
+                  r"(?P<what>[\w -]+?)\s*(?:models?|families|learners?|methods?|"
+                  r"approach(?:es)?)?(?=$|[.;,!?]| with\b| like\b)", re.IGNORECASE)
 APPROVE_WORDS = ("yes", "y", "go", "approve", "approved", "ok", "okay", "run it", "run",
                  "looks good", "do it", "start", "sure", "lgtm")
 REJECT_WORDS = ("no", "cancel", "stop", "abort", "never mind", "nevermind")
@@ -175,11 +180,17 @@ def find_families(text: str) -> list[str]:
                   if not NEGATED.search(text[:m.start()])), None)
     if not match:
         return []
-    what = match.group("what").lower()
-    found: list[str] = []
-    for word, families in FAMILY_GROUPS.items():
+    return families_named(match.group("what"))
+
+
+def families_named(what: str) -> list[str]:
+    """The families the words name, longest group word first ("random forest" is not also
+    "forest")."""
+    what, found = what.lower(), []
+    for word in sorted(FAMILY_GROUPS, key=len, reverse=True):
         if re.search(rf"\b{re.escape(word)}", what):
-            found += [f for f in families if f not in found]
+            found += [f for f in FAMILY_GROUPS[word] if f not in found]
+            what = re.sub(rf"\b{re.escape(word)}", " ", what)
     return found
 
 
