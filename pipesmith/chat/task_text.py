@@ -24,9 +24,12 @@ TASK_WORDS: dict[str, tuple[str, ...]] = {  # what a word says about the task ty
     "regression": ("regression", "regress", "a number", "continuous"),
     "classification": ("classification", "classify", "classifier", "categorise", "categorize"),
 }
-TARGET_CUES = ("predict", "predicting", "forecast", "estimate", "target", "target is",
-               "classify", "model", "label", "going to", "likely to", "will", "risk of",
-               "chance of", "probability of", "for", "of")
+# Strongest first: a column named as the target beats one after "for" or "of".
+TARGET_CUES = ("target column is", "target column", "column name", "column named",
+               "column labeled", "predict", "predicting", "forecast", "estimate",
+               "determine", "target", "target is", "classify", "model", "label", "going to",
+               "likely to", "will", "risk of", "chance of", "probability of", "for", "of")
+PLURAL = r"(?:e?s)?"  # "predict the prices" names the column price
 METRIC_WORDS: dict[str, str] = {  # extra spellings of METRICS' names
     "roc auc": "roc_auc", "auc": "roc_auc", "roc-auc": "roc_auc", "f1": "f1_macro",
     "balanced accuracy": "balanced_accuracy", "log loss": "log_loss", "r squared": "r2",
@@ -81,6 +84,7 @@ class TaskRequest(BaseModel):
     data_path: str | None = None
     dataset: str | None = None  # a bundled dataset's name
     target: str | None = None
+    target_guessed: bool = False  # the words did not name it: say which, or ask
     task_type: str | None = None
     metric: str | None = None
     budget_s: float | None = None
@@ -152,7 +156,8 @@ def find_budget(text: str) -> float | None:
 def find_columns(text: str, columns: Sequence[str]) -> list[str]:
     """Columns named in the text (as words; spaces, dashes and underscores alike)."""
     low = f" {_norm(text)} "
-    return [c for c in columns if re.search(rf"(?<!\w){re.escape(_norm(c))}(?!\w)", low)]
+    return [c for c in columns
+            if re.search(rf"(?<!\w){re.escape(_norm(c))}{PLURAL}(?!\w)", low)]
 
 
 def find_drops(text: str, columns: Sequence[str]) -> list[str]:
@@ -197,29 +202,66 @@ def families_named(what: str) -> list[str]:
 def find_target(text: str, columns: Sequence[str], exclude: Sequence[str] = ()) -> str | None:
     """The column right after a cue word ("predict churn", "for price"), else the one
     column named in the text."""
+    return read_target(text, columns, exclude)[0]
+
+
+def read_target(text: str, columns: Sequence[str],
+                exclude: Sequence[str] = ()) -> tuple[str | None, bool]:
+    """(column, guessed): the column right after a cue word, else the one column named,
+    else a guess: the one column a word after a cue is part of ("predict food orders":
+    num_orders)."""
     named = [c for c in find_columns(text, columns) if c not in exclude]
-    low = _norm(text)
+    low = re.sub(r"[\"'`]", "", _norm(text))
     for cue in TARGET_CUES:
         for match in re.finditer(rf"\b{cue}\s+(?:the\s+|column\s+|whether\s+)?", low):
             rest = low[match.end():]
             for column in sorted(named, key=len, reverse=True):
-                if re.match(rf"{re.escape(_norm(column))}(?!\w)", rest):
-                    return column
-    return named[0] if len(named) == 1 else None
+                if re.match(rf"{re.escape(_norm(column))}{PLURAL}(?!\w)", rest):
+                    return column, False
+    if len(named) == 1:
+        return named[0], False
+    return guess_target(low, [c for c in columns if c not in exclude]), True
+
+
+def column_words(column: str) -> set[str]:
+    """A column's words: "num_orders" -> num, orders, order; "IsDefaulter" -> is, defaulter."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", column)
+    words = set(re.findall(r"[a-z]+", spaced.lower()))
+    return words | {re.sub(r"e?s$", "", w) for w in words if len(w) > 3}
+
+
+def guess_target(low: str, columns: Sequence[str]) -> str | None:
+    """The one column that a content word right after a predict-like cue belongs to."""
+    for match in re.finditer(r"\b(?:predict|predicting|forecast|estimate|determine|"
+                             r"classify|detect)\s+(?P<words>(?:[a-z]+\s*){1,4})", low):
+        for word in match.group("words").split():
+            if word in GUESS_SKIP:
+                continue
+            stem = re.sub(r"e?s$", "", word) if len(word) > 3 else word
+            hits = [c for c in columns if {word, stem} & column_words(c)]
+            if len(hits) == 1:
+                return hits[0]
+    return None
+
+
+GUESS_SKIP = frozenset(  # words after "predict" that never name a column
+    "the a an whether which who if each for of in on to test data dataset values value "
+    "results result submission using based and with from all this that".split())
 
 
 def parse_request(text: str, columns: Sequence[str] = ()) -> TaskRequest:
     """The request's file, target, task, metric, budget, dropped columns and families.
     `columns`: the data's columns, when the file is already known and readable."""
     drops = find_drops(text, columns)
-    target = find_target(text, columns, exclude=drops) if columns else None
+    target, guessed = read_target(text, columns, exclude=drops) if columns else (None, False)
     task = find_task_type(text)
     if task == "clustering":
         target = None
     data_path = find_file(text)
     return TaskRequest(
         data_path=data_path, dataset=None if data_path else find_dataset(text), target=target,
-        task_type=task, metric=find_metric(text), budget_s=find_budget(text),
+        target_guessed=guessed and target is not None, task_type=task,
+        metric=find_metric(text), budget_s=find_budget(text),
         drop_columns=drops, families=find_families(text))
 
 
