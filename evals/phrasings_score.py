@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import sys
 from pathlib import Path
 
 CORPUS = Path(__file__).parent / "phrasings"
@@ -123,12 +124,13 @@ def main() -> None:
     args = parser.parse_args()
     rows = load(args.part)
     result = score(rows)
-    print(f"{len(rows)} phrasings ({args.part})")
-    for field, (right, total) in result["tally"].items():
-        print(f"  {field:17s} {right:4d}/{total:<4d} {right / total:6.1%}")
-    print(f"  wrong target read as sure: {result['wrong_sure_targets']}")
-    for miss in result["misses"][args.misses] if args.misses else ():
-        print("   ", *miss)
+    lines = [f"{len(rows)} phrasings ({args.part})"]
+    lines += [f"  {field:17s} {right:4d}/{total:<4d} {right / total:6.1%}"
+              for field, (right, total) in result["tally"].items()]
+    lines.append(f"  wrong target read as sure: {result['wrong_sure_targets']}")
+    lines += ["    " + " | ".join(map(str, miss))
+              for miss in (result["misses"][args.misses] if args.misses else ())]
+    sys.stdout.write("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

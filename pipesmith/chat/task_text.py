@@ -72,8 +72,30 @@ ONLY = re.compile(r"\b(?:only|just|use|try|focus on|stick to|prefer|create an?)\
                   r"(?P<what>[\w -]+?)\s*(?:models?|families|learners?|methods?|"
                   r"approach(?:es)?)?(?=$|[.;,!?]| with\b| like\b)", re.IGNORECASE)
 APPROVE_WORDS = ("yes", "y", "go", "approve", "approved", "ok", "okay", "run it", "run",
-                 "looks good", "do it", "start", "sure", "lgtm")
-REJECT_WORDS = ("no", "cancel", "stop", "abort", "never mind", "nevermind")
+                 "looks good", "do it", "start", "sure", "lgtm", "yeah", "yep", "yes please",
+                 "indeed", "of course", "correct", "absolutely", "definitely", "sounds good",
+                 "that sounds good", "go ahead", "proceed", "let's go", "let's do it")
+REJECT_WORDS = ("no", "n", "cancel", "stop", "abort", "never mind", "nevermind", "never",
+                "nope", "nah", "no way", "not really", "not today", "no thanks", "no thank you",
+                "i don't think so", "don't like that")
+REJECT_START = re.compile(r"^(?:uh\s+)?(?:no+p?e?|nah)\b(?!\s+(?:column|drop))", re.IGNORECASE)
+# What a message is: a question about a run, a request for one, or a change to its plan.
+QUESTION_START = re.compile(
+    r"^(?:what|which|why|how|who|when|where|is|are|does|do|can|could|would|should|show|"
+    r"display|give|tell|please|i meant|nice|super|for (?:id|data point))\b", re.IGNORECASE)
+ABOUT_ROWS = re.compile(r"\b(?:id|data ?point|instance)s?\s*(?:number\s*)?\d+|"
+                        r"^predict\s+\d+\s*$|\bimportan(?:t|ce)|\bpredictions\b",
+                        re.IGNORECASE)
+REQUEST_VERBS = re.compile(r"^(?:\w+\s+){0,3}?(?:predict|forecast|estimate|classify|cluster|"
+                           r"segment|model|build|develop|train|make|design|detect|determine|"
+                           r"perform|participate|join|generate|use the|utilize|using|"
+                           r"based on|you are tasked|as a contestant|run data)\b",
+                           re.IGNORECASE)
+EDIT_VERBS = re.compile(r"\b(?:use|only|focus|keep|avoid|prioriti[sz]e|consider|optimi[sz]e|"
+                        r"maximi[sz]e|minimi[sz]e|switch|change|make the|set|maximum|drop|"
+                        r"exclude|without|create an?)\b", re.IGNORECASE)
+METRIC_ONLY = re.compile(r"\b(?:accuracy|f1|recall|precision|roc|auc|score|sensitivity|"
+                         r"specificity|performance)\b", re.IGNORECASE)
 
 
 class TaskRequest(BaseModel):
@@ -280,4 +302,52 @@ def is_approval(text: str) -> bool:
 
 
 def is_rejection(text: str) -> bool:
-    return _norm(text).strip(" .!") in REJECT_WORDS
+    said = _norm(text).strip(" .!")
+    return said in REJECT_WORDS or bool(REJECT_START.match(said) and len(said.split()) <= 6)
+
+
+class TextReading(BaseModel):
+    """One message read: what it is, and the request's fields (an edit's, for an edit)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    intent: str  # request, edit, question, approval, rejection
+    request: TaskRequest
+
+    @property
+    def target_guessed(self) -> bool:
+        return self.request.target_guessed
+
+
+def read_text(text: str, columns: Sequence[str] = ()) -> TextReading:
+    """The one reader for CLI, chat and web: the intent and the fields, by the rules."""
+    request = parse_request(text, columns)
+    return TextReading(intent=read_intent(text, request, columns), request=request)
+
+
+def read_intent(text: str, request: TaskRequest, columns: Sequence[str] = ()) -> str:
+    """approval, rejection, question, request or edit, in that order of checks."""
+    said = text.strip()
+    if is_approval(said):
+        return "approval"
+    if is_rejection(said):
+        return "rejection"
+    if request.data_path and not QUESTION_START.match(said):
+        return "request"
+    if is_question(said, request):
+        return "question"
+    if request.target or request.task_type == "clustering" or request.dataset:
+        return "request"
+    if request.families or request.budget_s or request.drop_columns or EDIT_VERBS.search(said):
+        return "request" if REQUEST_VERBS.match(said) and not request.families else "edit"
+    return "request" if REQUEST_VERBS.match(said) else "question"
+
+
+def is_question(said: str, request: TaskRequest) -> bool:
+    """A question about a run: asked as one, about rows or importances, or a bare score."""
+    if QUESTION_START.match(said) or ABOUT_ROWS.search(said):
+        return True
+    if said.endswith("?") and not (request.target and REQUEST_VERBS.match(said)):
+        return not request.drop_columns
+    return bool(METRIC_ONLY.search(said) and not EDIT_VERBS.search(said)
+                and not REQUEST_VERBS.match(said))
