@@ -24,9 +24,12 @@ TASK_WORDS: dict[str, tuple[str, ...]] = {  # what a word says about the task ty
     "regression": ("regression", "regress", "a number", "continuous"),
     "classification": ("classification", "classify", "classifier", "categorise", "categorize"),
 }
-TARGET_CUES = ("predict", "predicting", "forecast", "estimate", "target", "target is",
-               "classify", "model", "label", "going to", "likely to", "will", "risk of",
-               "chance of", "probability of", "for", "of")
+# Strongest first: a column named as the target beats one after "for" or "of".
+TARGET_CUES = ("target column is", "target column", "column name", "column named",
+               "column labeled", "predict", "predicting", "forecast", "estimate",
+               "determine", "target", "target is", "classify", "model", "label", "going to",
+               "likely to", "will", "risk of", "chance of", "probability of", "for", "of")
+PLURAL = r"(?:e?s)?"  # "predict the prices" names the column price
 METRIC_WORDS: dict[str, str] = {  # extra spellings of METRICS' names
     "roc auc": "roc_auc", "auc": "roc_auc", "roc-auc": "roc_auc", "f1": "f1_macro",
     "balanced accuracy": "balanced_accuracy", "log loss": "log_loss", "r squared": "r2",
@@ -52,20 +55,47 @@ DROP_FILLER = re.compile(r"^(?:\s*(?:[,&/]|\b(?:and|or|nor|also|the|columns?|fea
 NEGATED = re.compile(r"\b(?:not|never|don['\u2019]?t|do not)\s*$", re.IGNORECASE)
 FAMILY_GROUPS: dict[str, tuple[str, ...]] = {  # "only tree models" and friends
     "tree": ("hist_gradient_boosting", "random_forest", "extra_trees"),
-    "boosting": ("hist_gradient_boosting",),
+    "boosting": ("hist_gradient_boosting", "lightgbm", "xgboost", "catboost"),
+    "xgboost": ("xgboost",), "lightgbm": ("lightgbm",), "catboost": ("catboost",),
+    "random forest": ("random_forest",), "extra trees": ("extra_trees",),
     "forest": ("random_forest", "extra_trees"),
-    "linear": ("logistic_regression", "ridge"),
+    "linear": ("logistic_regression", "ridge"), "logistic": ("logistic_regression",),
+    "ridge": ("ridge",),
     "neighbour": ("knn",), "neighbor": ("knn",), "knn": ("knn",),
     "svm": ("svc", "svr"), "kernel": ("svc", "svr"),
     "neural": ("torch_mlp", "torch_mlp_wide", "keras_mlp", "keras_mlp_wide"),
+    "deep learning": ("torch_mlp", "torch_mlp_wide", "keras_mlp", "keras_mlp_wide"),
     "kmeans": ("kmeans",), "k-means": ("kmeans",), "mixture": ("gaussian_mixture",),
     "agglomerative": ("agglomerative",), "hierarchical": ("agglomerative",),
 }
-ONLY = re.compile(r"\b(?:only|just|use|try)\s+(?P<what>[\w -]+?)\s*(?:models?|families|"
-                  r"learners?|methods?)?(?=$|[.;,!?])", re.IGNORECASE)
+ONLY = re.compile(r"\b(?:only|just|use|try|focus on|stick to|prefer|create an?)\s+"
+                  r"(?P<what>[\w -]+?)\s*(?:models?|families|learners?|methods?|"
+                  r"approach(?:es)?)?(?=$|[.;,!?]| with\b| like\b)", re.IGNORECASE)
 APPROVE_WORDS = ("yes", "y", "go", "approve", "approved", "ok", "okay", "run it", "run",
-                 "looks good", "do it", "start", "sure", "lgtm")
-REJECT_WORDS = ("no", "cancel", "stop", "abort", "never mind", "nevermind")
+                 "looks good", "do it", "start", "sure", "lgtm", "yeah", "yep", "yes please",
+                 "indeed", "of course", "correct", "absolutely", "definitely", "sounds good",
+                 "that sounds good", "go ahead", "proceed", "let's go", "let's do it")
+REJECT_WORDS = ("no", "n", "cancel", "stop", "abort", "never mind", "nevermind", "never",
+                "nope", "nah", "no way", "not really", "not today", "no thanks", "no thank you",
+                "i don't think so", "don't like that")
+REJECT_START = re.compile(r"^(?:uh\s+)?(?:no+p?e?|nah)\b(?!\s+(?:column|drop))", re.IGNORECASE)
+# What a message is: a question about a run, a request for one, or a change to its plan.
+QUESTION_START = re.compile(
+    r"^(?:what|which|why|how|who|when|where|is|are|does|do|can|could|would|should|show|"
+    r"display|give|tell|please|i meant|nice|super|for (?:id|data point))\b", re.IGNORECASE)
+ABOUT_ROWS = re.compile(r"\b(?:id|data ?point|instance)s?\s*(?:number\s*)?\d+|"
+                        r"^predict\s+\d+\s*$|\bimportan(?:t|ce)|\bpredictions\b",
+                        re.IGNORECASE)
+REQUEST_VERBS = re.compile(r"^(?:\w+\s+){0,3}?(?:predict|forecast|estimate|classify|cluster|"
+                           r"segment|model|build|develop|train|make|design|detect|determine|"
+                           r"perform|participate|join|generate|use the|utilize|using|"
+                           r"based on|you are tasked|as a contestant|run data)\b",
+                           re.IGNORECASE)
+EDIT_VERBS = re.compile(r"\b(?:use|only|focus|keep|avoid|prioriti[sz]e|consider|optimi[sz]e|"
+                        r"maximi[sz]e|minimi[sz]e|switch|change|make the|set|maximum|drop|"
+                        r"exclude|without|create an?)\b", re.IGNORECASE)
+METRIC_ONLY = re.compile(r"\b(?:accuracy|f1|recall|precision|roc|auc|score|sensitivity|"
+                         r"specificity|performance)\b", re.IGNORECASE)
 
 
 class TaskRequest(BaseModel):
@@ -76,6 +106,7 @@ class TaskRequest(BaseModel):
     data_path: str | None = None
     dataset: str | None = None  # a bundled dataset's name
     target: str | None = None
+    target_guessed: bool = False  # the words did not name it: say which, or ask
     task_type: str | None = None
     metric: str | None = None
     budget_s: float | None = None
@@ -147,7 +178,8 @@ def find_budget(text: str) -> float | None:
 def find_columns(text: str, columns: Sequence[str]) -> list[str]:
     """Columns named in the text (as words; spaces, dashes and underscores alike)."""
     low = f" {_norm(text)} "
-    return [c for c in columns if re.search(rf"(?<!\w){re.escape(_norm(c))}(?!\w)", low)]
+    return [c for c in columns
+            if re.search(rf"(?<!\w){re.escape(_norm(c))}{PLURAL}(?!\w)", low)]
 
 
 def find_drops(text: str, columns: Sequence[str]) -> list[str]:
@@ -175,40 +207,83 @@ def find_families(text: str) -> list[str]:
                   if not NEGATED.search(text[:m.start()])), None)
     if not match:
         return []
-    what = match.group("what").lower()
-    found: list[str] = []
-    for word, families in FAMILY_GROUPS.items():
+    return families_named(match.group("what"))
+
+
+def families_named(what: str) -> list[str]:
+    """The families the words name, longest group word first ("random forest" is not also
+    "forest")."""
+    what, found = what.lower(), []
+    for word in sorted(FAMILY_GROUPS, key=len, reverse=True):
         if re.search(rf"\b{re.escape(word)}", what):
-            found += [f for f in families if f not in found]
+            found += [f for f in FAMILY_GROUPS[word] if f not in found]
+            what = re.sub(rf"\b{re.escape(word)}", " ", what)
     return found
 
 
 def find_target(text: str, columns: Sequence[str], exclude: Sequence[str] = ()) -> str | None:
     """The column right after a cue word ("predict churn", "for price"), else the one
     column named in the text."""
+    return read_target(text, columns, exclude)[0]
+
+
+def read_target(text: str, columns: Sequence[str],
+                exclude: Sequence[str] = ()) -> tuple[str | None, bool]:
+    """(column, guessed): the column right after a cue word, else the one column named,
+    else a guess: the one column a word after a cue is part of ("predict food orders":
+    num_orders)."""
     named = [c for c in find_columns(text, columns) if c not in exclude]
-    low = _norm(text)
+    low = re.sub(r"[\"'`]", "", _norm(text))
     for cue in TARGET_CUES:
         for match in re.finditer(rf"\b{cue}\s+(?:the\s+|column\s+|whether\s+)?", low):
             rest = low[match.end():]
             for column in sorted(named, key=len, reverse=True):
-                if re.match(rf"{re.escape(_norm(column))}(?!\w)", rest):
-                    return column
-    return named[0] if len(named) == 1 else None
+                if re.match(rf"{re.escape(_norm(column))}{PLURAL}(?!\w)", rest):
+                    return column, False
+    if len(named) == 1:
+        return named[0], False
+    return guess_target(low, [c for c in columns if c not in exclude]), True
+
+
+def column_words(column: str) -> set[str]:
+    """A column's words: "num_orders" -> num, orders, order; "IsDefaulter" -> is, defaulter."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", column)
+    words = set(re.findall(r"[a-z]+", spaced.lower()))
+    return words | {re.sub(r"e?s$", "", w) for w in words if len(w) > 3}
+
+
+def guess_target(low: str, columns: Sequence[str]) -> str | None:
+    """The one column that a content word right after a predict-like cue belongs to."""
+    for match in re.finditer(r"\b(?:predict|predicting|forecast|estimate|determine|"
+                             r"classify|detect)\s+(?P<words>(?:[a-z]+\s*){1,4})", low):
+        for word in match.group("words").split():
+            if word in GUESS_SKIP:
+                continue
+            stem = re.sub(r"e?s$", "", word) if len(word) > 3 else word
+            hits = [c for c in columns if {word, stem} & column_words(c)]
+            if len(hits) == 1:
+                return hits[0]
+    return None
+
+
+GUESS_SKIP = frozenset(  # words after "predict" that never name a column
+    "the a an whether which who if each for of in on to test data dataset values value "
+    "results result submission using based and with from all this that".split())
 
 
 def parse_request(text: str, columns: Sequence[str] = ()) -> TaskRequest:
     """The request's file, target, task, metric, budget, dropped columns and families.
     `columns`: the data's columns, when the file is already known and readable."""
     drops = find_drops(text, columns)
-    target = find_target(text, columns, exclude=drops) if columns else None
+    target, guessed = read_target(text, columns, exclude=drops) if columns else (None, False)
     task = find_task_type(text)
     if task == "clustering":
         target = None
     data_path = find_file(text)
     return TaskRequest(
         data_path=data_path, dataset=None if data_path else find_dataset(text), target=target,
-        task_type=task, metric=find_metric(text), budget_s=find_budget(text),
+        target_guessed=guessed and target is not None, task_type=task,
+        metric=find_metric(text), budget_s=find_budget(text),
         drop_columns=drops, families=find_families(text))
 
 
@@ -227,4 +302,52 @@ def is_approval(text: str) -> bool:
 
 
 def is_rejection(text: str) -> bool:
-    return _norm(text).strip(" .!") in REJECT_WORDS
+    said = _norm(text).strip(" .!")
+    return said in REJECT_WORDS or bool(REJECT_START.match(said) and len(said.split()) <= 6)
+
+
+class TextReading(BaseModel):
+    """One message read: what it is, and the request's fields (an edit's, for an edit)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    intent: str  # request, edit, question, approval, rejection
+    request: TaskRequest
+
+    @property
+    def target_guessed(self) -> bool:
+        return self.request.target_guessed
+
+
+def read_text(text: str, columns: Sequence[str] = ()) -> TextReading:
+    """The one reader for CLI, chat and web: the intent and the fields, by the rules."""
+    request = parse_request(text, columns)
+    return TextReading(intent=read_intent(text, request, columns), request=request)
+
+
+def read_intent(text: str, request: TaskRequest, columns: Sequence[str] = ()) -> str:
+    """approval, rejection, question, request or edit, in that order of checks."""
+    said = text.strip()
+    if is_approval(said):
+        return "approval"
+    if is_rejection(said):
+        return "rejection"
+    if request.data_path and not QUESTION_START.match(said):
+        return "request"
+    if is_question(said, request):
+        return "question"
+    if request.target or request.task_type == "clustering" or request.dataset:
+        return "request"
+    if request.families or request.budget_s or request.drop_columns or EDIT_VERBS.search(said):
+        return "request" if REQUEST_VERBS.match(said) and not request.families else "edit"
+    return "request" if REQUEST_VERBS.match(said) else "question"
+
+
+def is_question(said: str, request: TaskRequest) -> bool:
+    """A question about a run: asked as one, about rows or importances, or a bare score."""
+    if QUESTION_START.match(said) or ABOUT_ROWS.search(said):
+        return True
+    if said.endswith("?") and not (request.target and REQUEST_VERBS.match(said)):
+        return not request.drop_columns
+    return bool(METRIC_ONLY.search(said) and not EDIT_VERBS.search(said)
+                and not REQUEST_VERBS.match(said))

@@ -167,6 +167,10 @@ def on_request(text: str, state: ChatState, ctx: ChatContext) -> tuple[str, dict
     columns = _columns(asked.data_path)  # InputError: unknown or unreadable file
     asked = read(text, columns, ctx)
     request = {**asked.model_dump(), "text": text}
+    if asked.target_guessed and asked.task_type != "clustering":  # a guess: ask first
+        return (f"Should I predict {asked.target}? Your words do not name a column; say "
+                f"{asked.target!r} or another of: {', '.join(columns)}.",
+                {"pending": {**request, "target": None}})
     if asked.target is None and asked.task_type != "clustering":
         return (f"Which column of {asked.data_path} should I predict? The columns are: "
                 f"{', '.join(columns)}.", {"pending": request})
