@@ -157,10 +157,14 @@ def on_request(text: str, state: ChatState, ctx: ChatContext) -> tuple[str, dict
         named = find_columns(text, columns)
         if not named and state.get("runs"):  # not an answer: a question about the last run
             return on_question(text, state, ctx), {"pending": None}
-        if len(named) != 1:
+        answer = parse_request(text, columns)  # "churn in 30 seconds, drop column seats"
+        target = named[0] if len(named) == 1 else answer.target
+        if target is None:
             return (f"Which column should I predict? The columns are: {', '.join(columns)}.",
                     {})
-        return start({**pending, "target": named[0]}, pending["text"], ctx)
+        said = {k: v for k, v in answer.model_dump().items()  # the answer's words add to
+                if v and k not in ("data_path", "dataset", "target")}  # the request's
+        return start({**pending, **said, "target": target}, f"{pending['text']}; {text}", ctx)
     if asked.dataset is not None:
         asked = read(text, [], ctx)
         return start({**asked.model_dump(), "target": None}, text, ctx)

@@ -98,7 +98,7 @@ def test_bad_input_in_the_chat_is_one_sentence_and_nothing_is_written(tmp_path, 
         f"predict churn from {tmp_path}/broken.parquet",
         f"predict something from {customers}",
         "the weather",
-        "churn",  # the answer: the plan is shown ...
+        "churn in 30 seconds",  # the answer, with words of its own: the plan is shown ...
         "use rmse",  # ... an edit that cannot apply leaves it as it was ...
         "cancel",  # ... and cancelling removes the run that never ran
         "what score did the best model get?",
@@ -113,6 +113,7 @@ def test_bad_input_in_the_chat_is_one_sentence_and_nothing_is_written(tmp_path, 
     assert "churn" in said[2]
     assert said[3].startswith("Which column should I predict?")
     assert said[4].startswith(f"Plan for {customers}: classification of churn")
+    assert "budget 30s" in said[4]
     assert "Not changed: metric 'rmse' is for regression, not classification" in said[5]
     assert said[6].startswith("Cancelled; nothing ran.")
     assert said[7].startswith("Tell me what to predict")
