@@ -90,7 +90,7 @@ def run(
             if progress is not None:  # the budget the words asked for, not the default
                 progress.budget_s = inputs.budget_s
             if "target" in inputs.inferred:
-                said_target(inputs.target)
+                said_target(inputs.target, "target_guessed" in inputs.inferred)
         return on_start
 
     with_progress(budget or settings.budget_s, quiet, lambda progress: run_pipeline(
@@ -99,9 +99,11 @@ def run(
         on_event=progress, on_start=started(progress)), after)
 
 
-def said_target(column: str) -> None:
-    """One line on stderr: the target was read from the words, so say which column."""
-    err.print(f"target: {column} (read from the task's words; --target COLUMN picks another)",
+def said_target(column: str, guessed: bool = False) -> None:
+    """One line on stderr: the target was read from the words, so say which column (and
+    that it is a guess when the words only hinted at it)."""
+    how = "a guess from" if guessed else "read from"
+    err.print(f"target: {column} ({how} the task's words; --target COLUMN picks another)",
               highlight=False, soft_wrap=True, markup=False)
 
 
@@ -115,7 +117,7 @@ def _print_plan(**request) -> None:
     except InputError as exc:
         bad_input(exc)
     if plan["target_from_words"]:
-        said_target(plan["target"])
+        said_target(plan["target"], plan["target_guessed"])
     typer.echo(json.dumps(plan))
 
 

@@ -158,6 +158,7 @@ class Asked(NamedTuple):
     drop_columns: list[str]
     families: list[str]
     target_from_words: bool  # the words named the target: the CLI says which column it took
+    target_guessed: bool = False  # ... or only hinted at it: the CLI says it is a guess
 
 
 def from_words(table: Table, task_text: str | None, task, metric, budget_s, drops,
@@ -188,7 +189,8 @@ def from_words(table: Table, task_text: str | None, task, metric, budget_s, drop
     return Asked(Table(table.frame, target if task != "clustering" else None, table.source),
                  task, metric or asked.metric,
                  budget_s if budget_s is not None else asked.budget_s, list(drops),
-                 list(families or asked.families), needs_target and target is not None)
+                 list(families or asked.families), needs_target and target is not None,
+                 needs_target and asked.target_guessed)
 
 
 def read_request(*, dataset: str | None = None, data: str | Path | None = None,

@@ -34,6 +34,7 @@ def plan_only(*, dataset: str | None = None, data: str | Path | None = None,
     inputs = inputs.model_copy(update={"families": asked.families})
     plan = Planner().plan(inputs, profile_table(tables.dev, inputs.target, inputs.task_type), [])
     return {"dataset": asked.table.source, "target": inputs.target,
-            "target_from_words": asked.target_from_words, "task": inputs.task_type,
+            "target_from_words": asked.target_from_words,
+            "target_guessed": asked.target_guessed, "task": inputs.task_type,
             "drop": asked.drop_columns, "metric": inputs.metric, "budget_s": inputs.budget_s,
             "families": list(dict.fromkeys(c.family for c in plan.candidates))}

@@ -113,7 +113,8 @@ def start_run(*, dataset: str | None = None, data: str | Path | None = None,
                               settings.seed if seed is None else seed, out, run_id, task_text)
     inputs = inputs.model_copy(update={
         "dropped_columns": list(drop_columns or []), "families": list(families or []),
-        "inferred": inputs.inferred + (["target"] if asked.target_from_words else [])})
+        "inferred": inputs.inferred + (["target"] if asked.target_from_words else [])
+        + (["target_guessed"] if asked.target_guessed else [])})
     sandbox_for(settings, deps)  # without bubblewrap: refused here, before anything is written
     make_dirs(out)
     with run_lock.held(out):  # another run given the same --out at the same moment stops here

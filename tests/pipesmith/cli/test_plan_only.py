@@ -53,6 +53,7 @@ def test_explicit_options_win_and_the_target_line_is_only_for_guesses(churn_csv,
     assert done.returncode == 0, done.stderr
     plan = json.loads(done.stdout)
     assert plan["budget_s"] == 20 and plan["target_from_words"] is False
+    assert plan["target_guessed"] is False
     assert set(plan["families"]) <= {"hist_gradient_boosting", "random_forest", "extra_trees"}
     assert "target:" not in done.stderr
 
@@ -62,3 +63,13 @@ def test_words_that_name_no_column_are_exit_2_and_one_line(churn_csv, tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "cannot tell which column" in done.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["churn.csv"]
+
+
+def test_a_target_the_words_only_hint_at_is_named_as_a_guess(churn_csv, tmp_path):
+    done = plan_only("--data", str(churn_csv), "estimate the charges", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)
+    assert plan["target"] == "monthly_charges" and plan["target_guessed"] is True
+    assert done.stderr.strip().splitlines() == [
+        "target: monthly_charges (a guess from the task's words; --target COLUMN picks "
+        "another)"]
