@@ -115,6 +115,7 @@ RULES: tuple[Rule, ...] = (
     # numerical and neural
     R("neural.dtype_mismatch", "cast_float32", numerical.cast_float32),
     R("neural.detached", "detach_tensor", coercions.detach_tensor),
+    R("neural.device", "use_cpu", coercions.use_cpu),
     R("neural.input_width", "infer_input_width", numerical.infer_input_width),
     R("neural.loss_target_mismatch", "fix_loss", numerical.fix_loss),
     R("numerical.divergence", "lower_learning_rate", numerical.lower_learning_rate),

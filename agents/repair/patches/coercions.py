@@ -150,3 +150,21 @@ def takes_keyword(tree: ast.Module, method: str, keyword: str) -> bool:
             if isinstance(cls, type) and keyword in live.parameters(getattr(cls, method, None)):
                 return True
     return False
+
+
+CUDA = re.compile(r"^cuda(:\d+)?$")
+
+
+def use_cpu(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
+    """A GPU asked for where there is none ("Torch not compiled with CUDA enabled"): the
+    device strings "cuda" / "cuda:N" become "cpu" and `.cuda()` becomes `.cpu()`. The model
+    and its results are the same; only where it runs changes."""
+    tree = ast.parse(code)
+    edits: list[tuple[ast.AST, str]] = [
+        (node, '"cpu"') for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        and CUDA.match(node.value)]
+    edits += [(call.func, f"{ast.get_source_segment(code, call.func.value)}.cpu")
+              for call in find_calls(tree, "cuda")
+              if isinstance(call.func, ast.Attribute) and not call.args]
+    return replace_nodes(code, edits) if edits else None

@@ -224,6 +224,17 @@ CASES: dict[str, tuple[str, str, str]] = {
                                     "def build_pipeline(task):\n    import torch\n"
                                     "    torch.nn.BCEWithLogitsLoss()(torch.zeros(4, 3),"
                                     " torch.zeros(4, dtype=torch.long))\n"),
+    "neural.device": ("iris", "classification",
+                      "def build_pipeline(task):\n    import torch\n"
+                      "    torch.zeros(1).cuda()\n"),
+    "neural.autograd": ("iris", "classification",
+                        "def build_pipeline(task):\n    import torch\n"
+                        "    loss = (torch.ones(2, requires_grad=True).exp()).sum()\n"
+                        "    loss.backward()\n    loss.backward()\n"),
+    "data_flow.feature_names": ("iris", "classification",
+                                "def build_pipeline(task):\n    import pandas as pd\n"
+                                "    LogisticRegression().fit(pd.DataFrame({'a': [0.0, 1.0], 1: "
+                                "[1.0, 0.0]}), [0, 1])\n"),
     "neural.out_of_memory": ("iris", "classification",
                              "def build_pipeline(task):\n    import torch\n"
                              "    return torch.nn.Linear(200000, 200000)\n"),

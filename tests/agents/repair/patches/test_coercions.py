@@ -56,3 +56,17 @@ def test_a_tensor_with_gradients_is_detached_before_numpy(code, fixed):
 def test_a_reduction_over_text_columns_takes_the_numeric_ones(code, fixed):
     new, diagnosis = repaired_here(code, "numeric_only")
     assert diagnosis.subclass == "dtype" and fixed in new
+
+
+@pytest.mark.parametrize(("code", "fixed"), [
+    ("import torch\ndevice = 'cuda'\nx = torch.ones(3).to(device)\nprint(x.sum().item())\n",
+     "device = \"cpu\""),
+    ("import torch\nx = torch.ones(3).cuda()\nprint((x * 2).sum().item())\n",
+     "torch.ones(3).cpu()"),
+])
+def test_a_gpu_asked_for_on_a_cpu_build_runs_on_the_cpu(code, fixed):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is here: the script does not fail")
+    new, diagnosis = repaired_here(code, "use_cpu")
+    assert diagnosis.subclass == "device" and fixed in new
