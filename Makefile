@@ -29,7 +29,8 @@ run: setup  ## the main job: a full offline run on a bundled real dataset
 	$(BIN)/pipesmith run --dataset breast_cancer --budget 60
 
 test: setup  ## the whole test suite
-	$(BIN)/python -m pytest -q --durations=30  # the slowest tests: CI time is watched
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=30  # CI time is watched:
+	# two test files at a time (a test mostly waits on one single-threaded sandbox job)
 
 lint: setup
 	$(BIN)/ruff check .
