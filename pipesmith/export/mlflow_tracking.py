@@ -122,15 +122,17 @@ def model_params(spec: dict) -> dict[str, str]:
     return _params(dict(list(found.items())[:MODEL_PARAMS]), "model.")
 
 
-def log_values(client, run_id: str, params: dict[str, str] = {},  # noqa: B006 (read only)
-               metrics: dict[str, float] = {}, tags: dict[str, str] = {}) -> None:  # noqa: B006
+def log_values(client, run_id: str, params: dict[str, str] | None = None,
+               metrics: dict[str, float] | None = None,
+               tags: dict[str, str] | None = None) -> None:
     """Params, metrics and tags in as few calls as MLflow allows (one call each was most of
     the logging time once the store was open)."""
     from mlflow.entities import Metric, Param, RunTag
 
     now = int(time.time() * 1000)
-    entities = ([Param(k, v) for k, v in params.items()]
-                + [RunTag(k, v) for k, v in tags.items()])
+    metrics = metrics or {}
+    entities = ([Param(k, v) for k, v in (params or {}).items()]
+                + [RunTag(k, v) for k, v in (tags or {}).items()])
     for start in range(0, max(len(entities), 1), PARAMS_PER_CALL):
         chunk = entities[start:start + PARAMS_PER_CALL]
         client.log_batch(run_id, params=[e for e in chunk if isinstance(e, Param)],
