@@ -81,12 +81,15 @@ def _contains(specifier: SpecifierSet, version: str) -> bool:
         return True  # a version packaging cannot read is not ours to judge
 
 
-def constraints_on(name: str, versions: Mapping[str, str]) -> list[tuple[str, Requirement]]:
+def constraints_on(name: str, versions: Mapping[str, str],
+                   known: Mapping[str, list[Requirement]] | None = None,
+                   ) -> list[tuple[str, Requirement]]:
     """(requirer "dist version", requirement) for every distribution in `versions` that
-    requires `name`."""
+    requires `name`; `known`: each distribution's requirements, when already read."""
     target = canonicalize_name(name)
     return [(f"{dist} {version}", req) for dist, version in versions.items()
-            for req in requirements_of(dist) if canonicalize_name(req.name) == target]
+            for req in (known[dist] if known is not None else requirements_of(dist))
+            if canonicalize_name(req.name) == target]
 
 
 def _satisfying(name: str, specifiers: list[SpecifierSet]) -> str:
@@ -100,9 +103,12 @@ def conflicts(pins: Mapping[str, str]) -> list[Conflict]:
     """Every pair in `pins` (distribution -> version) where one pinned distribution's
     metadata requires another at a version the pin does not satisfy."""
     canonical = {canonicalize_name(name): version for name, version in pins.items()}
+    # each pin's metadata read once, not once per pin it might constrain (n² reads took
+    # seconds of every export)
+    known = {dist: requirements_of(dist) for dist in canonical}
     found = []
     for name, version in sorted(canonical.items()):
-        constraints = constraints_on(name, canonical)
+        constraints = constraints_on(name, canonical, known)
         satisfying = _satisfying(name, [req.specifier for _, req in constraints])
         for required_by, requirement in constraints:
             if not _contains(requirement.specifier, version):

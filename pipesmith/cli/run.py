@@ -46,7 +46,8 @@ def run(
     topology: Annotated[str, typer.Option(help="Graph variant: full, single-pass, self-repair, fdicr, automl-pipeline, sage-loop, or an ablation of full (see `pipesmith topologies`).")] = "full",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
     backend: Annotated[str | None, typer.Option(help="Model library: sklearn, torch, tensorflow, or auto (adds a neural network where the data suits one and the library is installed) [default: sklearn].")] = None,
-    mlflow_dir: Annotated[Path | None, typer.Option(help="Also log the run (params, metrics, attempts, model) to a local MLflow file store in this folder (the mlflow extra).")] = None,
+    mlflow_dir: Annotated[Path | None, typer.Option(help="Also log the run (params, metrics, attempts, model) to a local MLflow store in this folder (the mlflow extra).")] = None,
+    mlflow_register: Annotated[str | None, typer.Option(envvar="PIPESMITH_MLFLOW_REGISTER", help="With --mlflow-dir: register the logged model under this name in the store's model registry (a new version per run).")] = None,
     sandbox: Annotated[str | None, typer.Option(help=SANDBOX_HELP)] = None,
     plan_only: Annotated[bool, typer.Option("--plan-only", help="Print what the run would do (target, task, drop, metric, budget_s, families) as JSON, and stop: nothing runs, nothing is written.")] = False,
 ) -> None:
@@ -84,7 +85,9 @@ def run(
             check_mlflow()
         except InputError as exc:
             bad_input(exc)
-        after = lambda report: log_run(report, mlflow_dir)  # noqa: E731
+        after = lambda report: log_run(  # noqa: E731
+            report, mlflow_dir, register_as=mlflow_register,
+            on_step=None if quiet else mlflow_step)
     def started(progress):
         def on_start(inputs) -> None:
             if progress is not None:  # the budget the words asked for, not the default
@@ -105,6 +108,11 @@ def said_target(column: str, guessed: bool = False) -> None:
     how = "a guess from" if guessed else "read from"
     err.print(f"target: {column} ({how} the task's words; --target COLUMN picks another)",
               highlight=False, soft_wrap=True, markup=False)
+
+
+def mlflow_step(line: str) -> None:
+    """One line on stderr per step of the MLflow logging, which takes seconds after the run."""
+    err.print(f"mlflow      {line}", highlight=False, soft_wrap=True, markup=False)
 
 
 def _print_plan(**request) -> None:

@@ -26,8 +26,19 @@ def import_mlflow():
     return mlflow
 
 
+def skip_requirement_check() -> None:
+    """MLflow checks pip_requirements against the installed distributions only to warn, and
+    reading every distribution's file list took a third of this job; the pins are the
+    installed versions already (bundle.check_versions). Left as it is if MLflow renames it."""
+    from mlflow.utils import environment
+
+    if hasattr(environment, "warn_dependency_requirement_mismatches"):
+        environment.warn_dependency_requirement_mismatches = lambda requirements: None
+
+
 def save(bundle: Path, model_joblib: Path, sample: Path, pins: dict[str, str]) -> Path:
     mlflow = import_mlflow()
+    skip_requirement_check()
     import joblib
     import pandas as pd
     from mlflow.models import infer_signature

@@ -97,8 +97,10 @@ def made(tmp_path_factory):
         "PIPESMITH_NET_AUDIT": str(log)}
     done = cli("run", "--data", str(folder / "train.csv"), "--target", "label", "--no-kb",
                "--budget", "120", "--out", str(folder / "run"), "--mlflow-dir",
-               str(folder / "mlflow"), "-q", env=env)
+               str(folder / "mlflow"), env=env | {"PIPESMITH_MLFLOW_REGISTER": "churn-model"},
+               cwd=folder)
     assert done.returncode == 0, done.stderr[-3000:]
+    (folder / "run.stderr").write_text(done.stderr)
     exported = cli("export", str(folder / "run"), "--out", str(folder / "bundle"), env=env)
     assert exported.returncode == 0, exported.stderr[-3000:]
     rows = mixed_table(60, seed=1).drop(columns="label").assign(comment="new")
@@ -200,6 +202,80 @@ def test_mlflow_model_loads_with_pyfunc_and_predicts_the_same(made, tmp_path):
     assert (tmp_path / "out.csv").read_bytes() == (made / "reference.csv").read_bytes()
     assert "colour" in done.stdout  # the signature names the features
     assert (made / "bundle" / "model" / "input_example.json").is_file()
+
+
+def mlflow_client(store: Path):
+    from pipesmith.export.mlflow_model import import_mlflow
+    from pipesmith.export.mlflow_tracking import tracking_uri
+
+    import_mlflow()  # telemetry off first
+    from mlflow.tracking import MlflowClient
+
+    return MlflowClient(tracking_uri=tracking_uri(store), registry_uri=tracking_uri(store))
+
+
+def test_mlflow_run_logs_named_metrics_hyperparameters_attempts_and_the_model(made):
+    from urllib.parse import urlparse
+
+    client = mlflow_client(made / "mlflow")
+    report = json.loads((made / "run" / "report.json").read_text())
+    metric = report["metric"]
+    experiment = client.get_experiment_by_name("pipesmith")
+    runs = client.search_runs([experiment.experiment_id])
+    parent = next(r for r in runs if "mlflow.parentRunId" not in r.data.tags)
+    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
+    metrics, params = parent.data.metrics, parent.data.params
+    # the metric's own name, CV (selection) apart from test (the untouched part)
+    assert metrics[f"cv_{metric}"] == pytest.approx(report["score"])
+    assert metrics[f"test_{metric}"] == pytest.approx(report["test_score"])
+    assert f"cv_baseline_{metric}" in metrics and "score" not in metrics
+    assert params["metric"] == metric and params["target"] == "label"
+    assert params["final_candidate"] == report["final_candidate"]
+    fitted = {k: v for k, v in params.items() if k.startswith("model.")}
+    spec = yaml.safe_load((made / "bundle" / "pipeline.yaml").read_text())
+    final_step = spec["steps"][-1]
+    assert fitted and all(fitted[f"model.{final_step['name']}.{name}"] == str(value)
+                          for name, value in final_step["params"].items())
+    assert {"report.json", "report.md", "pipeline.yaml", "MODEL_CARD.md"} <= {
+        a.path for a in client.list_artifacts(parent.info.run_id)}
+
+    assert sorted(c.data.params["attempt"] for c in children) == sorted(
+        a["id"] for a in report["attempts"])
+    for child in children:
+        attempt = next(a for a in report["attempts"] if a["id"] == child.data.params["attempt"])
+        if attempt["score"] is not None:
+            assert child.data.metrics[f"cv_{metric}"] == pytest.approx(attempt["score"])
+        assert "test_" + metric not in child.data.metrics  # attempts are never tested
+        logged = {a.path for a in client.list_artifacts(child.info.run_id)} | {
+            a.path for a in client.list_artifacts(child.info.run_id, "files")}
+        assert {"attempt.json", "files/candidate.py"} <= logged, logged
+
+    [model] = client.search_logged_models([experiment.experiment_id])
+    assert model.source_run_id == parent.info.run_id and model.status.name == "READY"
+    assert [o.model_id for o in client.get_run(parent.info.run_id).outputs.model_outputs] == [
+        model.model_id]
+    [version] = client.search_model_versions("name='churn-model'")
+    assert str(version.version) == "1" and version.run_id == parent.info.run_id
+    assert version.tags["pipesmith.model_id"] == model.model_id
+    assert (Path(urlparse(version.source).path) / "MLmodel").is_file()
+    # progress while it logs, and no store left in the working folder (MLflow's default)
+    stderr = (made / "run.stderr").read_text()
+    assert "mlflow      registered churn-model version 1" in stderr
+    assert "mlflow      logged run " in stderr and not (made / "mlflow.db").exists()
+
+
+def test_mlflow_log_values_batches_within_mlflow_limits():
+    from pipesmith.export.mlflow_tracking import PARAMS_PER_CALL, log_values
+
+    calls = []
+
+    class Client:
+        def log_batch(self, run_id, metrics=(), params=(), tags=()):
+            calls.append((len(metrics), len(params), len(tags)))
+
+    log_values(Client(), "r", params={f"p{i}": "x" for i in range(150)},
+               metrics={"cv_r2": 0.5}, tags={"t": "y"})
+    assert calls == [(1, PARAMS_PER_CALL, 0), (0, 50, 1)]
 
 
 def test_pipeline_yaml_validates_against_the_documented_schema(made):
@@ -309,27 +385,6 @@ def test_format_mlflow_and_force_replace(made, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert (out / "MLmodel").is_file() and not (out / "old.txt").exists()
     assert not (out / "Dockerfile").exists()
-
-
-def test_mlflow_dir_logged_params_metrics_attempts_and_model(made):
-    os.environ.update(MLFLOW_DISABLE_TELEMETRY="true", DO_NOT_TRACK="true")
-    from mlflow.tracking import MlflowClient
-
-    from pipesmith.export.mlflow_tracking import EXPERIMENT, tracking_uri
-
-    report = json.loads((made / "run" / "report.json").read_text())
-    client = MlflowClient(tracking_uri=tracking_uri(made / "mlflow"))
-    experiment = client.get_experiment_by_name(EXPERIMENT)
-    runs = client.search_runs([experiment.experiment_id])
-    parent = next(r for r in runs if r.info.run_name == report["run_id"])
-    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
-    assert parent.data.params["target"] == "label"
-    assert parent.data.metrics["score"] == pytest.approx(report["score"])
-    assert len(children) == len(report["attempts"])
-    artifacts = {a.path for a in client.list_artifacts(parent.info.run_id)}
-    assert {"model", "report.json", "report.md"} <= artifacts
-    assert "MLmodel" in {Path(a.path).name for a in client.list_artifacts(parent.info.run_id,
-                                                                           "model")}
 
 
 def _serve(app):
