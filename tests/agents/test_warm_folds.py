@@ -101,7 +101,10 @@ def test_a_run_fits_its_candidates_and_its_search_on_one_set_of_workers(tmp_path
     # folder per fold and attempt, with its candidate and job.json)
     workers = out / "workers" / f"k{k}" / "workers"
     assert sorted(p.name for p in workers.iterdir()) == [f"fold{i}" for i in range(k)]
-    assert all([p.name for p in (workers / f"fold{i}").iterdir()] == ["w0"] for i in range(k))
+    # one job per fold for the whole run; a worker that dies is replaced (a fresh job, w1),
+    # which a loaded machine has shown once: allowed once, never a job per candidate
+    starts = sorted(p.name for fold in workers.iterdir() for p in fold.iterdir())
+    assert len(starts) <= k + 1 and starts.count("w0") == k, starts
     singles = [a for a in report.attempts if a.phase != "ensemble" and a.succeeded]
     for attempt in singles:
         folds = Path(attempt.workdir) / "folds"
