@@ -23,6 +23,12 @@ TIMEOUT_SLACK = 3.0  # ... or than this many times the predicted wall-time bound
 
 MIN_SEARCH_S = 6.0  # less than this is not worth starting the trial workers, ...
 SEARCH_STARTS = 3.0  # ... nor less than this many times the slowest fold job so far
+# On warm workers a winner adopts its trial's fold predictions (no run of its own), so the
+# time after the search need only hold an ensemble of this many runs; the search takes the
+# rest (at least its share). False: the share alone, as with fold jobs (the benchmark's
+# baseline arm, benchmarks/budget_use.py).
+WARM_SEARCH_TAKES_THE_REST = True
+ENSEMBLE_RUNS = 3
 
 
 def _succeeded(state: RunState) -> list[Attempt]:
@@ -89,7 +95,8 @@ def search_allowance(state: RunState, max_winners: int,
                      workers_running: bool = False) -> SearchAllowance:
     """The search leaves time for at least one of its winners to run as a candidate (else
     its trials are spent for nothing); the rest of the time decides how many winners run.
-    `workers_running`: the run's warm workers take the trials, so none has to start."""
+    `workers_running`: the run's warm workers take the trials, so none has to start, and
+    the winners adopt their trials: the search takes all but an ensemble's time."""
     inputs = state["inputs"]
     left = left_before_reserve(state)
     if inputs.search_share <= 0:
@@ -97,6 +104,8 @@ def search_allowance(state: RunState, max_winners: int,
     done = _succeeded(state)
     per_run = max(1.0, sum(a.wall_s + a.smoke_s for a in done) / max(1, len(done)))
     seconds = min(inputs.search_share * left, left - per_run)
+    if workers_running and WARM_SEARCH_TAKES_THE_REST:
+        seconds = max(seconds, left - ENSEMBLE_RUNS * per_run)
     # the trial workers start like fold jobs (a few at a time), then the trials need time
     starts = 0.0 if workers_running else SEARCH_STARTS * max((a.fold_wall_s for a in done),
                                                              default=0.0)

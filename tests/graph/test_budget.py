@@ -54,6 +54,26 @@ def test_the_search_leaves_time_for_one_winner_or_does_not_start():
     assert off.skipped == "turned off (search_share 0)"
 
 
+def test_on_warm_workers_the_search_takes_all_but_an_ensembles_time():
+    run = attempt("a1").model_copy(update={"wall_s": 4.0, "fold_wall_s": 1.0})
+    now = state(attempts=[run], elapsed=10.0, budget=60.0)
+    now["inputs"] = now["inputs"].model_copy(update={"search_share": 0.6})
+    left = 60.0 - budget.reserve_s(now) - 10.0
+    warm = budget.search_allowance(now, max_winners=3, workers_running=True)
+    # winners adopt their trials: after the search, time for three runs (an ensemble's)
+    assert warm.seconds == left - budget.ENSEMBLE_RUNS * 4.0 > 0.6 * left
+    assert warm.n_winners == 3
+    # fold jobs: each winner runs again, so the share holds
+    cold = budget.search_allowance(now, max_winners=3, workers_running=False)
+    assert cold.seconds == 0.6 * left
+    # a slow candidate: the share is the floor
+    slow = attempt("a1").model_copy(update={"wall_s": 12.0, "fold_wall_s": 3.0})
+    late = state(attempts=[slow], elapsed=10.0, budget=60.0)
+    late["inputs"] = late["inputs"].model_copy(update={"search_share": 0.6})
+    assert budget.search_allowance(late, 3, workers_running=True).seconds == \
+        0.6 * (60.0 - budget.reserve_s(late) - 10.0)
+
+
 def test_an_ensemble_runs_only_when_its_members_and_refit_fit():
     a = attempt("a1").model_copy(update={"wall_s": 6.0, "fold_wall_s": 2.0})
     b = attempt("a2").model_copy(update={"wall_s": 4.0, "fold_wall_s": 1.0})
