@@ -121,8 +121,10 @@ def test_request_approve_result_and_follow_up_in_the_browser(server, browser, tm
 
     url, runs = server
     browser.get(url)
+    # the landing shows once the page has fetched its (empty) thread
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "landing").is_displayed())
     examples = browser.find_elements(By.CSS_SELECTOR, "#landing .example")
-    assert browser.find_element(By.ID, "landing").is_displayed() and len(examples) == 4
+    assert len(examples) == 4
     examples[0].click()  # an example fills the box
     assert browser.find_element(By.ID, "message").get_attribute("value") == examples[0].text
     browser.find_element(By.ID, "message").clear()
