@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from evals import suite as eval_suite
+from pipesmith.evals import suite as eval_suite
 from pipesmith.api import run
 from pipesmith.graph import budget
 from pipesmith.settings import Settings
