@@ -29,8 +29,8 @@ run: setup  ## the main job: a full offline run on a bundled real dataset
 	$(BIN)/pipesmith run --dataset breast_cancer --budget 60
 
 test: setup  ## the whole test suite
-	$(BIN)/python -m pytest -q -n 3 --dist loadfile --durations=30  # CI time is watched:
-	# three test files at a time: a test mostly waits (on one single-threaded sandbox job, a
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=30  # CI time is watched:
+	# two test files at a time: a test mostly waits (on one single-threaded sandbox job, a
 	# server, a timeout), so with one file at a time the cores sat idle
 
 lint: setup
