@@ -18,17 +18,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipesmith.evals import suite as eval_suite
 from pipesmith.api import run
+from pipesmith.evals import suite as eval_suite
 from pipesmith.graph import budget
 from pipesmith.settings import Settings
 
 
-def one_run(spec, budget_s: float, seed: int, folder: Path, takes_rest: bool) -> dict:
+def one_run(spec, data: Path, budget_s: float, seed: int, folder: Path,
+            takes_rest: bool) -> dict:
     budget.WARM_SEARCH_TAKES_THE_REST = takes_rest
-    frame = eval_suite.load(spec)
-    data = folder / f"{spec.name}.csv"
-    frame.to_csv(data, index=False)
     settings = Settings(use_kb=False, kb_dir=folder / "kb", runs_dir=folder / "runs")
     started = time.perf_counter()
     report = run(data=data, target=spec.target, task=spec.task,
@@ -54,8 +52,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         for name in args.datasets.split(","):
             spec = eval_suite.DATASETS[name]
+            data = Path(scratch) / f"{name}.csv"  # written once, read by both arms
+            eval_suite.load(spec).to_csv(data, index=False)
             for takes_rest in (False, True):
-                row = one_run(spec, args.budget, args.seed, Path(scratch), takes_rest)
+                row = one_run(spec, data, args.budget, args.seed, Path(scratch), takes_rest)
                 arm = "search takes the rest" if takes_rest else "share only (baseline)"
                 trials = row["trials"] if not row["skipped"] else "skipped"
                 print(f"| {name} | {arm} | {row['ended_s']:.1f} s | "  # noqa: T201
