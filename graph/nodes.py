@@ -155,8 +155,10 @@ def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
     if failing:
         return {"attempts": {candidate.id: Attempt(status="rejected", issues=failing,
                                                    **rejected)}}
+    # a search winner's trial already ran this model on every fold: a sample teaches nothing
+    searched = candidate.spec is not None and candidate.spec.trial is not None
     wants_smoke = candidate.phase != "ensemble" and candidate.script is None and \
-        inputs.smoke_rows > 0 and \
+        not searched and inputs.smoke_rows > 0 and \
         profile.n_rows > SMOKE_WHEN_ROWS_OVER * inputs.smoke_rows
     if not wants_smoke:
         return {}
@@ -182,9 +184,10 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
     remaining = budget.run_time_left(state)
     kb = runtime.context.kb
     smoke = (state.get("smoke") or {}).get(candidate.id)
+    measured = smoke or trial_measure(candidate, profile)  # what the prediction scales from
     update: dict = {}
     if not any(a.succeeded for a in (state.get("attempts") or {}).values()):
-        folds = first_folds(candidate, inputs, profile, smoke, remaining,
+        folds = first_folds(candidate, inputs, profile, measured, remaining,
                             runtime.context.executor.cores)
         if folds < inputs.cv_folds:  # no out-of-fold predictions exist yet to disagree
             log.info("execute.fewer_folds", folds=folds, planned=inputs.cv_folds,
@@ -202,7 +205,7 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
         refused = adopted
         log.info("execute.adoption_refused", candidate=candidate.id, reason=refused)
     prediction = predict_resources(profile, sized_from_code(candidate.spec, candidate.code),
-                                   inputs.cv_folds, smoke,
+                                   inputs.cv_folds, measured,
                                    inputs.smoke_rows, kb.executions() if kb else [])
     adjustment = None
     if prediction.mem_bound_mb > inputs.memory_mb or prediction.wall_bound_s > min(
@@ -261,6 +264,19 @@ def adopted_attempt(state: RunState, runtime: Runtime[Deps], candidate: Candidat
         wall_s=result.wall_s, cpu_s=result.cpu_s, peak_mem_mb=result.peak_mem_mb,
         exit_code=0, workdir=str(attempt_dir(state, candidate)),
         adopted_trial=candidate.spec.trial.number)
+
+
+def trial_measure(candidate: Candidate, profile) -> dict | None:
+    """A search winner's trial as the measurement a smoke run would give: one fold job's
+    seconds (its slowest fold and a fresh job's start) and peak memory on the rows it fitted."""
+    trial = candidate.spec.trial if candidate.spec is not None else None
+    if trial is None or not trial.fold_wall_s:
+        return None
+    folds = len(trial.fold_wall_s)
+    kept = (folds - 1) / folds if folds > 1 else 1 - referee.HOLDOUT_SHARE
+    rows = profile.n_rows * kept
+    return {"wall_s": max(trial.fold_wall_s) + trial.worker_start_s,
+            "peak_mem_mb": trial.peak_mem_mb, "rows": max(1, int(rows * trial.share))}
 
 
 def first_folds(candidate: Candidate, inputs, profile, smoke: dict | None, time_left_s: float,

@@ -132,7 +132,7 @@ def fold_job_wall_s(profile: DataProfile, spec: CandidateSpec | None, train_rows
 
     scale = boosting_scale(profile, spec)
     if smoke:
-        sample = min(smoke_rows, profile.n_rows)
+        sample = min(smoke.get("rows", smoke_rows), profile.n_rows)
         return smoke["wall_s"] + scale * max(0.0, fit_s(train_rows) - fit_s(sample))
     return analytic(profile, spec, 0, rows=1)[1] + scale * fit_s(train_rows)
 
@@ -164,13 +164,14 @@ def conformal_margin(ratios: list[float], default: float) -> float:
 
 def predict(profile: DataProfile, spec: CandidateSpec | None, cv_folds: int,
             smoke: dict | None, smoke_rows: int, history: list[dict]) -> ResourcePrediction:
-    """`smoke`: the smoke run's measured peak_mem_mb and wall_s, when it ran; `history`:
+    """`smoke`: a measured job's peak_mem_mb and wall_s (the smoke run on `smoke_rows`, or a
+    search trial's fold job on its `rows`), when one ran; `history`:
     past executions with predicted and measured memory and time."""
     mem, wall = analytic(profile, spec, cv_folds)
     basis = "analytic"
     if smoke:
         small_mem, small_wall = analytic(profile, spec, 0,
-                                         rows=min(smoke_rows, profile.n_rows))
+                                         rows=min(smoke.get("rows", smoke_rows), profile.n_rows))
         # The smoke run measures this machine and this code; the model supplies the scaling.
         mem = smoke["peak_mem_mb"] + (mem - small_mem)
         wall = smoke["wall_s"] + max(0.0, wall - small_wall)
