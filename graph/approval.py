@@ -8,6 +8,7 @@ re-profiles, one that changes the families re-plans, and the rest only re-show t
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,29 +16,49 @@ import pandas as pd
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
+from pipesmith.agents.executor import fold_workers
+from pipesmith.agents.prevalidator.resources import first_run_wall_s, machine_pace
 from pipesmith.agents.prevalidator.resources import predict as predict_resources
 from pipesmith.agents.schemas import RunInputs
 from pipesmith.errors import InputError
 from pipesmith.graph.context import Deps
 from pipesmith.graph.state import RunState
+from pipesmith.graph.topologies import get_topology
 
 
-def plan_summary(state: RunState) -> dict[str, Any]:
+def plan_summary(state: RunState, *, warm: bool = True, cores: int | None = None,
+                 searches: bool = True, pace: float | None = None) -> dict[str, Any]:
     """What the person approves: candidates with their predicted time and memory, the
-    metric, the budget and the dropped columns (JSON, so it crosses the server too)."""
+    metric, the budget and the dropped columns (JSON, so it crosses the server too).
+
+    A candidate's time is its first run as the person waits for it (its smoke run, then
+    its folds on the run's warm workers, `warm`); the run's is the budget when the
+    topology `searches` (the search takes what the candidates leave), else the
+    candidates' sum within the budget. `pace`: how much slower than alone jobs run on
+    this machine (default: as measured at the run's start, else read off its load now)."""
     inputs, profile, plan = state["inputs"], state["profile"], state["plan"]
+    cores = cores or os.cpu_count() or 1
+    workers = fold_workers(inputs.n_jobs, inputs.cv_folds, cores)
+    pace = pace or state.get("pace") or machine_pace(cores, workers)
     candidates = []
     for spec in plan.candidates:
         guess = predict_resources(profile, spec, inputs.cv_folds, None, inputs.smoke_rows, [])
+        wall = pace * first_run_wall_s(profile, spec, inputs.cv_folds, inputs.smoke_rows,
+                                       workers, warm)
         candidates.append({"name": spec.name, "family": spec.family,
-                           "rationale": spec.rationale, "predicted_wall_s": guess.wall_s,
+                           "rationale": spec.rationale, "predicted_wall_s": round(wall, 1),
                            "predicted_mem_mb": guess.peak_mem_mb})
+    planned = sum(c["predicted_wall_s"] for c in candidates)
+    search = searches and inputs.search_share > 0
     return {
         "kind": "plan_approval", "run_id": inputs.run_id, "dataset": inputs.dataset,
         "target": inputs.target, "task_type": inputs.task_type, "metric": inputs.metric,
         "budget_s": inputs.budget_s, "dropped_columns": inputs.dropped_columns,
         "families": [c["family"] for c in candidates], "candidates": candidates,
-        "predicted_wall_s": round(sum(c["predicted_wall_s"] for c in candidates), 1),
+        "predicted_wall_s": round(inputs.budget_s if search else min(planned,
+                                                                     inputs.budget_s), 1),
+        "time_note": "the search takes what the candidates leave of the budget" if search
+        else None,
         "predicted_peak_mem_mb": max((c["predicted_mem_mb"] for c in candidates), default=0),
         "notes": plan.notes, "note": state.get("approval_note"),
         "out_dir": inputs.out_dir,
@@ -49,7 +70,10 @@ def approve(state: RunState, runtime: Runtime[Deps]) -> Command:
     # of each served input's approve_plan (many runs per thread)
     if not (state.get("approve_plan") or state.get("approval_asked")):
         return Command(goto="draft")
-    answer = interrupt(plan_summary(state))
+    context = runtime.context
+    answer = interrupt(plan_summary(state) if context is None else plan_summary(
+        state, warm=context.executor.warm, cores=context.executor.cores,
+        searches=get_topology(context.topology).search))
     if isinstance(answer, dict) and answer.get("edits"):
         settings = runtime.context.settings if runtime.context is not None else None
         try:

@@ -15,7 +15,11 @@ from pipesmith.graph.state import RunState, elapsed_s
 # Keep this share of the budget for the ensemble, the refit and the report, ...
 RESERVE_SHARE = 0.1
 REFIT_SLACK = 1.5  # ... or, when more, this many times the slowest successful fold job
-REPORT_S = 3.0  # ... plus this for the report and the knowledge base's record
+REPORT_S = 3.0  # ... plus this for the report and the knowledge base's record (the plots,
+# the importance, the model's files), at the run's pace: on a machine at load 6 the report's
+# plots alone took 5.4 s, 0.7 s at load 1
+# ... and, when the chosen pipeline gets the permutation control (two folds on shuffled
+# labels, side by side), one more fold job before its refit
 
 MIN_RUN_TIMEOUT_S = 5.0
 MIN_PREDICTED_TIMEOUT_S = 30.0  # never time a run out sooner than this, ...
@@ -36,10 +40,13 @@ def _succeeded(state: RunState) -> list[Attempt]:
 
 
 def reserve_s(state: RunState) -> float:
-    """Seconds kept back for the refit on all development rows and the report."""
-    folds = [a.fold_wall_s for a in _succeeded(state)]
-    return max(state["inputs"].budget_s * RESERVE_SHARE,
-               REFIT_SLACK * max(folds, default=0.0) + REPORT_S)
+    """Seconds kept back for the permutation control, the refit on all development rows
+    and the report."""
+    inputs = state["inputs"]
+    slowest = max((a.fold_wall_s for a in _succeeded(state)), default=0.0)
+    control = inputs.permutation_control and inputs.task_type != "clustering"
+    return max(inputs.budget_s * RESERVE_SHARE,
+               slowest * (REFIT_SLACK + control) + REPORT_S * (state.get("pace") or 1.0))
 
 
 def left_before_reserve(state: RunState) -> float:

@@ -17,7 +17,12 @@ from pipesmith.agents.diagnostician.agent import raw_feedback
 from pipesmith.agents.executor import PARALLEL_FOLDS, fold_workers
 from pipesmith.agents.planner.profiler import profile_table
 from pipesmith.agents.prevalidator.agent import blocking
-from pipesmith.agents.prevalidator.resources import fold_job_wall_s, sized_from_code
+from pipesmith.agents.prevalidator.resources import (
+    fold_job_wall_s,
+    machine_pace,
+    sized_from_code,
+    wants_smoke,
+)
 from pipesmith.agents.prevalidator.resources import predict as predict_resources
 from pipesmith.agents.repair import search as repair_search
 from pipesmith.agents.repair import table as repairs
@@ -41,7 +46,6 @@ log = structlog.get_logger(__name__)
 MEMORY_LIMIT_FLOOR_MB = 512  # never limit a run below this, whatever the prediction
 RESOURCE_GUARD = Diagnosis(taxonomy_class="resource", subclass="out_of_memory",
                            severity="recoverable", summary="predicted to exceed its limits")
-SMOKE_WHEN_ROWS_OVER = 2  # smoke only when the data has this many times the sample's rows
 ERROR_TAIL_CHARS = 20_000
 
 
@@ -76,7 +80,9 @@ def llm_spent(runtime: Runtime[Deps]) -> dict:
 def profile(state: RunState, runtime: Runtime[Deps]) -> dict:
     inputs = state["inputs"]
     frame = pd.read_parquet(inputs.data_path)
-    return {"profile": profile_table(frame, inputs.target, inputs.task_type)}
+    cores = runtime.context.executor.cores if runtime.context is not None else 1
+    return {"profile": profile_table(frame, inputs.target, inputs.task_type),
+            "pace": machine_pace(cores, fold_workers(inputs.n_jobs, inputs.cv_folds, cores))}
 
 
 def retrieve(state: RunState, runtime: Runtime[Deps]) -> dict:
@@ -157,10 +163,8 @@ def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
                                                    **rejected)}}
     # a search winner's trial already ran this model on every fold: a sample teaches nothing
     searched = candidate.spec is not None and candidate.spec.trial is not None
-    wants_smoke = candidate.phase != "ensemble" and candidate.script is None and \
-        not searched and inputs.smoke_rows > 0 and \
-        profile.n_rows > SMOKE_WHEN_ROWS_OVER * inputs.smoke_rows
-    if not wants_smoke:
+    if candidate.phase == "ensemble" or candidate.script is not None or searched or \
+            not wants_smoke(profile, inputs.smoke_rows):
         return {}
     result, _ = runtime.context.executor.smoke(
         candidate, inputs, attempt_dir(state, candidate) / "smoke")

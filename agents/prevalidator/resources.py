@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import math
+import os
 
 from pydantic import BaseModel, ConfigDict
 
@@ -33,6 +34,12 @@ NODE_BYTES = 96.0  # one tree node with its value array, roughly
 # of one epoch's bookkeeping (Keras' fit() runs callbacks and a validation pass per epoch).
 FRAMEWORK = {"torch": {"mb": 180.0, "s": 5.0, "step_s": 0.004, "epoch_s": 0.01},
              "tensorflow": {"mb": 480.0, "s": 7.0, "step_s": 0.004, "epoch_s": 0.1}}
+# One fold fit as a fork of a warm worker (agents/warm_folds.py) costs its fit and this
+# much more: the fork, the candidate's module, its predictions back through the channel
+# (benchmarks/time_predictions.py: 5 penguins folds of a 0.1 s fit took 0.7 s in rounds
+# of two at a load of 2-3).
+WARM_JOB_S = 0.15
+SMOKE_WHEN_ROWS_OVER = 2  # a smoke run only when the data has this many times its sample
 DEFAULT_MARGIN = {"memory": 1.5, "wall": 2.5}
 COVERAGE = 0.95
 
@@ -135,6 +142,33 @@ def fold_job_wall_s(profile: DataProfile, spec: CandidateSpec | None, train_rows
         sample = min(smoke.get("rows", smoke_rows), profile.n_rows)
         return smoke["wall_s"] + scale * max(0.0, fit_s(train_rows) - fit_s(sample))
     return analytic(profile, spec, 0, rows=1)[1] + scale * fit_s(train_rows)
+
+
+def wants_smoke(profile: DataProfile, smoke_rows: int) -> bool:
+    """Whether a planned candidate gets a smoke run before its folds: a sample of the data
+    only tells something when the data is much larger than the sample."""
+    return smoke_rows > 0 and profile.n_rows > SMOKE_WHEN_ROWS_OVER * smoke_rows
+
+
+def machine_pace(cores: int, workers: int) -> float:
+    """How many times slower than alone a job runs now: the runnable tasks (the last
+    minute's load and this run's own `workers` jobs) per core, never below 1. Users'
+    machines are busy, and the fit figures above were measured with a core to spare."""
+    return max(1.0, (os.getloadavg()[0] + workers) / max(cores, 1))
+
+
+def first_run_wall_s(profile: DataProfile, spec: CandidateSpec | None, cv_folds: int,
+                     smoke_rows: int, workers: int, warm: bool) -> float:
+    """Seconds a planned candidate's first run takes, as the person waits for it: its smoke
+    run (a fresh job on the sample) when it gets one, then its K fold fits, `workers` at a
+    time, each a fork of a warm worker or, without warm workers, a fresh job."""
+    smoke = analytic(profile, spec, 0, rows=smoke_rows)[1] \
+        if wants_smoke(profile, smoke_rows) else 0.0
+    train_rows = max(1, profile.n_rows * (cv_folds - 1) // max(cv_folds, 1))
+    fit = boosting_scale(profile, spec) * (analytic(profile, spec, 0, rows=train_rows)[1]
+                                           - analytic(profile, spec, 0, rows=1)[1])
+    job = WARM_JOB_S if warm else analytic(profile, spec, 0, rows=1)[1]
+    return smoke + math.ceil(cv_folds / max(workers, 1)) * (job + fit)
 
 
 # Boosting grows one tree per class each round, and the families' fit_seconds_per_mcell

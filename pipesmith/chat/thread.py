@@ -81,7 +81,8 @@ def format_plan(plan: dict) -> str:
     for c in plan["candidates"]:
         lines.append(f"  - {c['name']} ({c['family']}): about {c['predicted_wall_s']:.1f}s, "
                      f"{c['predicted_mem_mb']:.0f} MB")
-    lines.append(f"Predicted: {plan['predicted_wall_s']:.1f}s in all, peak "
+    note = f" ({plan['time_note']})" if plan.get("time_note") else ""
+    lines.append(f"The run: about {plan['predicted_wall_s']:.0f}s{note}, peak "
                  f"{plan['predicted_peak_mem_mb']:.0f} MB. Dropped columns: "
                  + (", ".join(plan["dropped_columns"]) or "none") + ".")
     if plan.get("note"):

@@ -10,11 +10,17 @@ from tests.graph.test_routing import attempt, state
 def test_a_run_keeps_the_reserve_for_the_refit_once_a_model_exists():
     # no valid model yet: a run may use the budget up to its end
     assert budget.run_time_left(state(elapsed=40.0)) == 20.0
-    # afterwards the reserve (here 1.5 x the slowest fold job + the report's share) stays
+    # afterwards the reserve (here 1.5 x the slowest fold job for the refit, one more for
+    # the permutation control, and the report's share) stays
     slow = attempt("a1").model_copy(update={"fold_wall_s": 8.0})
-    assert budget.reserve_s(state(attempts=[slow])) == 1.5 * 8.0 + budget.REPORT_S
+    assert budget.reserve_s(state(attempts=[slow])) == 2.5 * 8.0 + budget.REPORT_S
     assert budget.run_time_left(state(attempts=[slow], elapsed=40.0)) == \
-        20.0 - 1.5 * 8.0 - budget.REPORT_S
+        20.0 - 2.5 * 8.0 - budget.REPORT_S
+    # without the control, the refit's alone; on a busy machine the report takes longer
+    plain = state(attempts=[slow])
+    plain["inputs"] = plain["inputs"].model_copy(update={"permutation_control": False})
+    assert budget.reserve_s(plain) == 1.5 * 8.0 + budget.REPORT_S
+    assert budget.reserve_s({**plain, "pace": 3.0}) == 1.5 * 8.0 + 3 * budget.REPORT_S
     # and the time outside nodes counts like any node's
     outside = state(attempts=[slow], elapsed=40.0)
     outside["timings"]["outside nodes"] = 5.0

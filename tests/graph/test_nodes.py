@@ -6,7 +6,7 @@ import pytest
 from langgraph.runtime import Runtime
 
 from pipesmith.agents.planner.profiler import profile_table
-from pipesmith.agents.prevalidator.resources import predict
+from pipesmith.agents.prevalidator.resources import SMOKE_WHEN_ROWS_OVER, predict
 from pipesmith.agents.schemas import Candidate, CandidateSpec, SearchTrial
 from pipesmith.core.driver import default_deps
 from pipesmith.graph import nodes
@@ -35,7 +35,7 @@ def _candidate(trial: SearchTrial | None) -> Candidate:
 @pytest.mark.slow
 def test_a_search_winner_gets_no_smoke_run_and_a_plain_draft_does(tmp_path, sandbox, digits):
     inputs, profile = digits
-    assert profile.n_rows > nodes.SMOKE_WHEN_ROWS_OVER * inputs.smoke_rows  # smoke-sized
+    assert profile.n_rows > SMOKE_WHEN_ROWS_OVER * inputs.smoke_rows  # smoke-sized
     runtime = Runtime(context=default_deps(Settings(use_kb=False), sandbox=sandbox))
     for trial, smoked in ((None, True), (TRIAL, False)):
         candidate = _candidate(trial)
