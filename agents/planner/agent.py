@@ -23,6 +23,10 @@ from pipesmith.agents.schemas import (
 )
 
 CLUSTER_COUNTS = (2, 3, 4, 5)
+# The floor every classification and regression plan keeps, in its default configuration
+# (HistGradientBoosting with native categorical handling): a run is never worse than this
+# strong baseline beyond noise, whatever past runs reordered or re-parameterised.
+FLOOR = "hist_gradient_boosting"
 
 
 def _weighted_gains(past_runs: list[PastRun]) -> tuple[dict[str, float], dict[str, float]]:
@@ -96,6 +100,7 @@ class Planner:
                               rationale=_rationale(f.name, evidence, warm))
                 for f in families[: inputs.max_candidates]
             ]
+            specs = with_floor(specs, families, inputs.max_candidates)
         return Plan(candidates=specs, notes=notes)
 
     @staticmethod
@@ -109,6 +114,19 @@ class Planner:
                     name=f"{f.name}_k{k}", family=f.name, params={**f.params, key[f.name]: k},
                     scale=f.scale, encoding=f.encoding, rationale=f"{k} clusters"))
         return specs[:limit]
+
+
+def with_floor(specs: list[CandidateSpec], families: list, limit: int) -> list[CandidateSpec]:
+    """The specs with the floor's default configuration among them (in the last place when
+    the plan is full), where the floor is eligible for this task, data and person."""
+    floor = next((f for f in families if f.name == FLOOR), None)
+    if floor is None or any(s.family == FLOOR and s.params == floor.params for s in specs):
+        return specs
+    name = FLOOR if all(s.family != FLOOR for s in specs) else f"{FLOOR}_default"
+    kept = specs[: max(0, limit - 1)] if len(specs) >= limit else specs
+    return [*kept, CandidateSpec(name=name, family=FLOOR, params=dict(floor.params),
+                                 scale=floor.scale, encoding=floor.encoding,
+                                 rationale="the floor: a strong default every plan keeps")]
 
 
 def allowed(families: list, inputs: RunInputs) -> list:

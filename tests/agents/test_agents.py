@@ -64,6 +64,30 @@ def test_planner_puts_families_that_won_on_similar_data_first(iris):
     assert "similar past" in plan.candidates[0].rationale
 
 
+def test_the_plan_always_keeps_the_floor_in_its_default_configuration(iris):
+    """Past runs may push HistGradientBoosting out of the plan or re-parameterise it; its
+    default configuration stays (issue 24's floor), in the last place of a full plan."""
+    inputs, profile = iris
+    inputs = inputs.model_copy(update={"max_candidates": 2})
+    default = Planner().plan(inputs, profile, []).candidates[0]
+    assert default.family == "hist_gradient_boosting"
+    past = [PastRun(run_id="r", summary="s", task_type="classification", distance=0.1,
+                    family_scores={"knn": 0.5, "logistic_regression": 0.2})]
+    pushed = Planner().plan(inputs, profile, past).candidates
+    assert [c.family for c in pushed] == ["knn", "hist_gradient_boosting"]
+    assert pushed[1].params == default.params and "floor" in pushed[1].rationale
+    tuned = [PastRun(run_id="t", summary="s", task_type="classification", distance=0.1,
+                     family_scores={"hist_gradient_boosting": 0.5},
+                     family_params={"hist_gradient_boosting": {"max_iter": 60}})]
+    kept = Planner().plan(inputs, profile, tuned).candidates
+    assert [(c.name, c.params.get("max_iter")) for c in kept] == [
+        ("hist_gradient_boosting", 60), ("hist_gradient_boosting_default", 200)]
+    # the person's choice comes first: no floor where they asked for linear models only
+    linear = Planner().plan(inputs.model_copy(update={"families": ["logistic_regression"]}),
+                            profile, past).candidates
+    assert [c.family for c in linear] == ["logistic_regression"]
+
+
 def test_family_evidence_weights_by_distance():
     runs = [PastRun(run_id="a", summary="", task_type="regression", distance=0.0,
                     family_scores={"ridge": 1.0}),
