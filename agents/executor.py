@@ -24,7 +24,7 @@ import pandas as pd
 import structlog
 
 from pipesmith.agents.schemas import Candidate, HeldOutPredictions, RunInputs
-from pipesmith.core import importance, referee
+from pipesmith.core import importance, referee, segments
 from pipesmith.core.metrics import get_metric
 from pipesmith.sandbox.base import ExecJob, ExecResult, Sandbox
 from pipesmith.sandbox.safe_files import read_regular
@@ -322,9 +322,11 @@ class Executor:
         ranked, note = importance.permutation_importance(
             workdir, test, inputs, checked, y_dev,
             job_note=read_diagnostics(workdir).get("importance"))
+        segmented, segments_note = segments.segment_errors(test, inputs, checked)
         return result, {"test_score": test_score, "test_baseline_score": test_baseline,
                         "n_test": len(test), "n_dev": len(dev),
                         "feature_importance": ranked, "importance_note": note,
+                        "segments": segmented, "segments_note": segments_note,
                         "held_out": held_out(inputs, test, checked),
                         "estimator": read_diagnostics(workdir).get("estimator")}
 

@@ -56,3 +56,19 @@ def test_the_baseline_comparison(explained_run):
         in reply
     assert f"{report.test_score:.4f} against {report.test_baseline_score:.4f}" in reply
     assert "most frequent class" in reply
+
+
+@pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
+def test_where_it_makes_mistakes_names_the_worst_segments(explained_run):
+    report, out = explained_run
+    # every input column cut into quartiles of the test part, each row counted once
+    assert {s.column for s in report.segments} == {"signal", "weak", "noise"}
+    for column in ("signal", "weak", "noise"):
+        assert sum(s.rows for s in report.segments if s.column == column) == \
+            report.refit.n_test
+    worst = report.worst_segments[0]
+    for question in ("where does it make mistakes?", "which customers does it get wrong?"):
+        reply = ask(out, question)
+        assert reply != HELP and f"{worst.column} = {worst.segment} ({worst.rows} rows" in reply
+    md = (out / "report.md").read_text()
+    assert "## Errors by segment" in md and f"| {worst.column} | {worst.segment} |" in md
