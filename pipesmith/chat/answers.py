@@ -142,7 +142,8 @@ def features(report: Report, match: re.Match) -> str:
     noise = [f.feature for f in ranked if f.importance <= 0]
     tail = (f" Shuffling {', '.join(noise[:5])} did not hurt the score: the model barely uses "
             f"{'it' if len(noise) == 1 else 'them'}." if noise else "")
-    why = f" (no SHAP: {report.contributions_note})" if report.contributions_note else ""
+    note = report.contributions_note
+    why = "" if not note else f" ({note})" if note.startswith("no SHAP") else f" (no SHAP: {note})"
     return (f"By permutation importance on the untouched test part{why}, the features that "
             f"matter most are {top} (the drop in {report.metric} when a feature's values are "
             f"shuffled; {report.feature_importance_note}).{tail}")

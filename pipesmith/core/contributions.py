@@ -80,7 +80,9 @@ def shap_contributions(workdir: Path, test: pd.DataFrame, inputs: RunInputs, che
         log.info("contributions.dropped", error=str(exc)[:200])
         return [], f"dropped: {str(exc)[:240]}"
     ranked = summarise(contrib, owners, names, features)
-    mapped = "; one-hot parts summed into their input column" if (owners >= 0).any() else ""
+    known = owners[owners >= 0]
+    mapped = "; one-hot parts summed into their input column" \
+        if len(np.unique(known)) < len(known) else ""
     checked_link = "" if link is None else " and its margin reproduces the scored predictions"
     return ranked, (f"{note['method']} contributions ({note.get('estimator')}, the library's "
                     f"exact method) on {len(rows)} test rows (seed {inputs.seed}); checked "

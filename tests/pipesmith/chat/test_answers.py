@@ -15,14 +15,31 @@ def ask(run_dir, question: str) -> str:
 
 
 @pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
-def test_which_features_matter_is_answered_from_the_importance(explained_run):
+def test_which_features_matter_uses_shap_when_the_family_has_it(explained_run):
     report, out = explained_run
-    top = report.feature_importance[0]
+    assert report.final_candidate == "logistic_regression"  # exact linear SHAP
+    top = report.contributions[0]
     for question in ("which features matter?", "What are the most important features?"):
         reply = ask(out, question)
-        assert reply != HELP and "permutation importance on the untouched test part" in reply
-        assert f"{top.feature} ({top.importance:+.4f})" in reply
+        assert reply != HELP and "By SHAP contributions of the chosen model" in reply
+        assert f"{top.feature} ({top.mean_abs:.4f})" in reply
         assert reply.index("signal") < reply.index("noise")
+        assert "Permutation importance agrees on the first: signal." in reply
+
+
+@pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
+def test_without_shap_the_answer_says_it_used_permutation_importance(explained_run):
+    from pipesmith.core.contributions import NO_SHAP
+
+    report, _ = explained_run
+    no_shap = report.model_copy(update={"contributions": [],
+                                        "contributions_note": f"{NO_SHAP} (SVC)"})
+    top = report.feature_importance[0]
+    reply = answer(no_shap, "which features matter?")
+    assert "By permutation importance on the untouched test part (no SHAP for this family; " \
+        "permutation importance only (SVC))" in reply
+    assert f"{top.feature} ({top.importance:+.4f})" in reply
+    assert reply.index("signal") < reply.index("noise")
 
 
 @pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)

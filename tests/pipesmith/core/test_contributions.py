@@ -40,6 +40,14 @@ def tables(tmp_path_factory):
     return root
 
 
+@pytest.fixture(scope="module")
+def lightgbm_refit(sandbox, tables, tmp_path_factory):
+    """(inputs, scores, folder): one LightGBM refit shared by two tests (each costs seconds)."""
+    folder = tmp_path_factory.mktemp("lightgbm")
+    inputs, scores = refit(sandbox, tables, folder, "lightgbm", "churn")
+    return inputs, scores, folder
+
+
 def refit(sandbox, root, tmp_path, family: str, target: str, encoding: str = "ordinal"):
     """The offline coder's module for `family`, refit in the real sandbox."""
     others = [c for c in ("churn", "spend", "tier") if c != target]
@@ -62,9 +70,12 @@ def refit(sandbox, root, tmp_path, family: str, target: str, encoding: str = "or
     ("catboost", "tier", "ordinal"),  # three classes: one output per class
     ("logistic_regression", "churn", "onehot"),  # exact; the one-hot parts summed
 ])
-def test_contributions_add_up_and_rank_the_columns_the_label_follows(sandbox, tables, tmp_path,
-                                                                     family, target, encoding):
-    inputs, scores = refit(sandbox, tables, tmp_path, family, target, encoding)
+def test_contributions_add_up_and_rank_the_columns_the_label_follows(
+        sandbox, tables, tmp_path, lightgbm_refit, family, target, encoding):
+    if family == "lightgbm":
+        _, scores, tmp_path = lightgbm_refit
+    else:
+        _, scores = refit(sandbox, tables, tmp_path, family, target, encoding)
     ranked = [c.feature for c in scores["contributions"]]
     note = scores["contributions_note"]
     assert "checked outside: they add up to the raw margin and its margin reproduces the " \
@@ -79,17 +90,18 @@ def test_contributions_add_up_and_rank_the_columns_the_label_follows(sandbox, ta
 
 
 def test_a_family_without_a_method_says_so_and_writes_nothing(sandbox, tables, tmp_path):
-    _, scores = refit(sandbox, tables, tmp_path, "random_forest", "churn")
+    _, scores = refit(sandbox, tables, tmp_path, "knn", "churn", "onehot")
     assert scores["contributions"] == []
-    assert scores["contributions_note"] == f"{NO_SHAP} (RandomForestClassifier)"
+    assert scores["contributions_note"] == f"{NO_SHAP} (KNeighborsClassifier)"
     assert not (tmp_path / "refit" / CONTRIBUTIONS_FILE).exists()
     assert scores["feature_importance"]  # permutation importance still stands
 
 
-def test_tampered_contributions_are_dropped_by_the_outside_check(sandbox, tables, tmp_path):
-    inputs, scores = refit(sandbox, tables, tmp_path, "lightgbm", "churn")
+def test_tampered_contributions_are_dropped_by_the_outside_check(lightgbm_refit, tmp_path):
+    inputs, scores, folder = lightgbm_refit
     assert scores["contributions"]
     workdir = tmp_path / "refit"
+    shutil.copytree(folder / "refit", workdir)
     test = pd.read_parquet(inputs.test_path)
     held = scores["held_out"]
     checked = {"pred": held.pred, "proba": held.proba, "classes": held.classes}
@@ -100,7 +112,6 @@ def test_tampered_contributions_are_dropped_by_the_outside_check(sandbox, tables
         scores["contributions"]  # the file as written passes
 
     def tampered(**arrays) -> str:
-        shutil.copy(workdir / CONTRIBUTIONS_FILE, tmp_path / "real.npz")
         np.savez(workdir / CONTRIBUTIONS_FILE, **(real | arrays))
         ranked, why = shap_contributions(workdir, test, inputs, checked, note)
         assert ranked == []
