@@ -15,6 +15,8 @@ without a method writes nothing: its family has no SHAP, only permutation import
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pandas as pd
 
@@ -135,6 +137,7 @@ def contributions(estimator, X_train: pd.DataFrame, X: pd.DataFrame, spec: dict
     for diagnostics.json."""
     from pipesmith.sandbox.permutation import sample_rows
 
+    started = time.perf_counter()
     final, pre = final_and_preprocess(estimator)
     name = type(final).__name__
     method = spec["methods"].get(name)
@@ -157,4 +160,5 @@ def contributions(estimator, X_train: pd.DataFrame, X: pd.DataFrame, spec: dict
     arrays = {"rows": rows, "contrib": contrib, "margin": margin,
               "owners": output_owners(pre, [str(c) for c in X.columns], width),
               "names": np.asarray(names, dtype=str)}
-    return arrays, {"method": method, "estimator": name}
+    return arrays, {"method": method, "estimator": name,
+                    "seconds": round(time.perf_counter() - started, 3)}
