@@ -299,7 +299,7 @@ class Executor:
         asked = importance.job_request(inputs, timeout_s)
         result = self._job(candidate, inputs, workdir, timeout_s, memory_mb,
                            max(1, inputs.n_jobs), save_model=True, importance=asked,
-                           contributions=contributions.job_request(inputs))
+                           contributions=contributions.job_request(inputs, timeout_s))
         if not result.ok:
             return result, None
         y_dev = dev[inputs.target] if inputs.task_type == "classification" else None

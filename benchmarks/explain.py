@@ -56,7 +56,7 @@ def explanations(on: bool):
         contributions.shap_contributions = _timed("shap check", saved[1])
         segments.segment_errors = _timed("segments", saved[2])
     else:
-        contributions.job_request = lambda inputs: None
+        contributions.job_request = lambda inputs, timeout_s: None
         contributions.shap_contributions = lambda *a, **k: ([], "off")
         segments.segment_errors = lambda *a, **k: ([], "off")
     try:

@@ -21,6 +21,11 @@ import numpy as np
 import pandas as pd
 
 CONTRIBUTIONS_FILE = "contributions.npz"
+PROBE_ROWS = 50  # timed first, to size the sample to the time allowance
+
+
+def _transform(pre, frame: pd.DataFrame):
+    return pre.transform(frame) if pre is not None else frame
 
 
 def final_and_preprocess(estimator) -> tuple[object, object | None]:
@@ -143,11 +148,20 @@ def contributions(estimator, X_train: pd.DataFrame, X: pd.DataFrame, spec: dict
     method = spec["methods"].get(name)
     if method not in METHODS:
         return None, {"method": None, "estimator": name}
-    rows = sample_rows(len(X), int(spec["rows"]), int(spec["seed"]))
-    sample = X.iloc[rows].reset_index(drop=True)
-    Xt = pre.transform(sample) if pre is not None else sample
-    Xt_train = (pre.transform(X_train) if pre is not None else X_train) \
-        if method == "linear" else None
+    Xt_train = None
+    if method == "linear":
+        Xt_train = pre.transform(X_train) if pre is not None else X_train
+    # a probe on a few rows sizes the sample to the time allowance: the refit must not time
+    # out for its explanation
+    probe = sample_rows(len(X), PROBE_ROWS, int(spec["seed"]))
+    probe_started = time.perf_counter()
+    METHODS[method](final, _transform(pre, X.iloc[probe]), Xt_train)
+    per_row = (time.perf_counter() - probe_started) / len(probe)
+    allowed = int(max(0.0, float(spec.get("max_s", 60.0)) - (time.perf_counter() - started))
+                  / max(per_row, 1e-9))
+    rows = sample_rows(len(X), max(len(probe), min(int(spec["rows"]), allowed)),
+                       int(spec["seed"]))
+    Xt = _transform(pre, X.iloc[rows].reset_index(drop=True))
     width = np.shape(Xt)[1]
     contrib, margin = _shape(*METHODS[method](final, Xt, Xt_train), len(rows), width)
     try:

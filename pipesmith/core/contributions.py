@@ -34,6 +34,7 @@ MAX_ROWS = 1000  # a seeded sample of the test rows (contributions cost about a 
 MAX_FEATURES = 2000  # transformed features the file may hold
 ADD_TOL = 1e-3  # contributions + base vs the margin, relative to max(1, |margin| scale)
 LINK_TOL = 1e-3  # the margin through its link vs the scored predictions
+MAX_SHARE_OF_TIMEOUT = 0.15  # of the refit job's time limit: fewer rows when slower
 NO_SHAP = "no SHAP for this family; permutation importance only"
 
 
@@ -41,11 +42,12 @@ class Inconsistent(ValueError):
     """The file does not hold contributions that explain the scored predictions."""
 
 
-def job_request(inputs: RunInputs) -> dict | None:
+def job_request(inputs: RunInputs, timeout_s: float) -> dict | None:
     """What the refit's job.json asks for (`contributions`); None for clustering."""
     if inputs.task_type == "clustering":
         return None
-    return {"methods": CONTRIBUTIONS, "rows": MAX_ROWS, "seed": inputs.seed}
+    return {"methods": CONTRIBUTIONS, "rows": MAX_ROWS, "seed": inputs.seed,
+            "max_s": MAX_SHARE_OF_TIMEOUT * timeout_s}
 
 
 def shap_contributions(workdir: Path, test: pd.DataFrame, inputs: RunInputs, checked: dict,
