@@ -84,7 +84,8 @@ def test_where_it_makes_mistakes_names_the_worst_segments(explained_run):
         assert sum(s.rows for s in report.segments if s.column == column) == \
             report.refit.n_test
     worst = report.worst_segments[0]
-    for question in ("where does it make mistakes?", "which customers does it get wrong?"):
+    for question in ("where does it make mistakes?", "which customers does it get wrong?",
+                     "show me the worst segments", "where does the model struggle?"):
         reply = ask(out, question)
         assert reply != HELP and f"{worst.column} = {worst.segment} ({worst.rows} rows" in reply
     md = (out / "report.md").read_text()
