@@ -24,7 +24,7 @@ import pandas as pd
 import structlog
 
 from pipesmith.agents.schemas import Candidate, HeldOutPredictions, RunInputs
-from pipesmith.core import importance, referee
+from pipesmith.core import contributions, importance, referee, segments
 from pipesmith.core.metrics import get_metric
 from pipesmith.sandbox.base import ExecJob, ExecResult, Sandbox
 from pipesmith.sandbox.safe_files import read_regular
@@ -298,7 +298,8 @@ class Executor:
         referee.write_refit(workdir, dev, test, inputs.target, inputs.task_type)
         asked = importance.job_request(inputs, timeout_s)
         result = self._job(candidate, inputs, workdir, timeout_s, memory_mb,
-                           max(1, inputs.n_jobs), save_model=True, importance=asked)
+                           max(1, inputs.n_jobs), save_model=True, importance=asked,
+                           contributions=contributions.job_request(inputs, timeout_s))
         if not result.ok:
             return result, None
         y_dev = dev[inputs.target] if inputs.task_type == "classification" else None
@@ -322,21 +323,28 @@ class Executor:
         ranked, note = importance.permutation_importance(
             workdir, test, inputs, checked, y_dev,
             job_note=read_diagnostics(workdir).get("importance"))
+        segmented, segments_note = segments.segment_errors(test, inputs, checked)
+        shap, shap_note = contributions.shap_contributions(
+            workdir, test, inputs, checked, read_diagnostics(workdir).get("contributions"))
         return result, {"test_score": test_score, "test_baseline_score": test_baseline,
                         "n_test": len(test), "n_dev": len(dev),
                         "feature_importance": ranked, "importance_note": note,
+                        "segments": segmented, "segments_note": segments_note,
+                        "contributions": shap, "contributions_note": shap_note,
                         "held_out": held_out(inputs, test, checked),
                         "estimator": read_diagnostics(workdir).get("estimator")}
 
     def _job(self, candidate: Candidate, inputs: RunInputs, folder: Path, timeout_s: float,
              memory_mb: int | None, threads: int, save_model: bool = False,
-             importance: dict | None = None) -> ExecResult:
+             importance: dict | None = None, contributions: dict | None = None
+             ) -> ExecResult:
         (folder / "candidate.py").write_text(candidate.code)
         job = {"candidate": "candidate.py", "task_type": inputs.task_type,
                "target": inputs.target, "metric": inputs.metric,
                "needs": get_metric(inputs.metric).needs, "seed": inputs.seed,
                "n_jobs": threads, "save_model": save_model,
-               **({"importance": importance} if importance else {})}
+               **({"importance": importance} if importance else {}),
+               **({"contributions": contributions} if contributions else {})}
         (folder / "job.json").write_text(json.dumps(job, indent=2))
         return self.sandbox.run(ExecJob(
             command=[sys.executable, "-m", HARNESS, "job.json"],
@@ -498,6 +506,14 @@ def read_diagnostics(folder: Path) -> dict:
         out["importance"] = {"stopped": str(raw["importance"].get("stopped") or "")[:200]}
     if isinstance(raw.get("estimator"), str):
         out["estimator"] = class_name(raw["estimator"])
+    shap = raw.get("contributions")
+    if isinstance(shap, dict):  # the refit's SHAP: the method it used, or why it stopped
+        from pipesmith.sandbox.contributions import METHODS
+
+        out["contributions"] = {
+            "method": shap.get("method") if shap.get("method") in METHODS else None,
+            "estimator": class_name(str(shap.get("estimator") or "")),
+            "stopped": str(shap.get("stopped") or "")[:200]}
     return out
 
 

@@ -314,6 +314,27 @@ class FeatureImportance(Frozen):
     importance: float
 
 
+class SegmentError(Frozen):
+    """The chosen pipeline's errors on one segment of the test part: the rows whose input
+    `column` is `segment` (a category, or a quartile range of a number), scored by the
+    referee from the refit's checked predictions and the labels it holds."""
+
+    column: str
+    segment: str  # the category ("(missing)" for none), or a quartile's range "(a, b]"
+    kind: Literal["category", "quartile"]
+    rows: int
+    error: float  # the share of wrong labels (classification) or mean absolute error
+    score: float | None = None  # the run's metric on these rows; None where it is undefined
+
+
+class FeatureContribution(Frozen):
+    """One input feature's SHAP contribution on a sample of the test part: the mean over
+    rows (and classes) of |contribution| to the model's raw margin, one-hot parts summed."""
+
+    feature: str
+    mean_abs: float
+
+
 class PermutationControl(Frozen):
     """The permutation control of one chosen candidate (pipesmith/core/permutation.py):
     its pipeline fit on shuffled training labels, scored against the true labels."""
@@ -346,6 +367,10 @@ class RefitOutcome(Frozen):
     detail: str = ""
     feature_importance: list[FeatureImportance] = Field(default_factory=list)  # largest first
     importance_note: str = ""  # what it covers (columns, rows, seed) or why there is none
+    segments: list[SegmentError] = Field(default_factory=list)  # per input column, in order
+    segments_note: str = ""  # what they cover or why there are none
+    contributions: list[FeatureContribution] = Field(default_factory=list)  # largest first
+    contributions_note: str = ""  # how they were computed, or why there are none
 
     estimator: str | None = None  # the refit job's final step's class, as it reported it
 

@@ -9,7 +9,9 @@ It fits `build_pipeline(task)` and writes `predictions.npz` (`pred`, and for cla
 final step's class name) and,
 for the refit, `model.joblib` and, when job.json asks (`importance`), `importance.npz`
 (the test features' predictions with one column shuffled at a time,
-pipesmith/sandbox/permutation.py). It never splits or scores: the referee
+pipesmith/sandbox/permutation.py) and, when asked (`contributions`), `contributions.npz`
+(SHAP contributions where the family has a native method, pipesmith/sandbox/contributions.py).
+It never splits or scores: the referee
 (`pipesmith/core/referee.py`), outside the sandbox, scores the predictions. Nothing this job
 writes is trusted as a score. Clustering: `pred` holds the labels of the training rows
 (or, for the refit, of the rows to predict); internal indices are computed outside.
@@ -107,6 +109,9 @@ def run_supervised(job: dict, module, workdir: Path) -> tuple[dict, dict, object
     if job.get("importance"):  # the refit: shuffled-column predictions, scored outside
         diagnostics["importance"] = write_permuted(estimator, X_predict, job["importance"],
                                                    fit_s, "proba" in arrays, workdir)
+    if job.get("contributions"):  # the refit: SHAP where the family has a method, checked outside
+        diagnostics["contributions"] = write_contributions(estimator, X_train, X_predict,
+                                                           job["contributions"], workdir)
     return arrays, diagnostics, estimator
 
 
@@ -116,6 +121,18 @@ def write_permuted(estimator, X_predict, spec: dict, fit_s: float, with_proba: b
 
     arrays, note = permuted_predictions(estimator, X_predict, spec, fit_s, with_proba)
     np.savez(workdir / IMPORTANCE_FILE, **{k: _savable(v) for k, v in arrays.items()})
+    return note
+
+
+def write_contributions(estimator, X_train, X_predict, spec: dict, workdir: Path) -> dict:
+    from pipesmith.sandbox.contributions import CONTRIBUTIONS_FILE, contributions
+
+    try:
+        arrays, note = contributions(estimator, X_train, X_predict, spec)
+    except Exception as exc:  # the refit stands; only the contributions are lost
+        return {"stopped": f"{type(exc).__name__}: {str(exc)[:160]}"}
+    if arrays is not None:
+        np.savez(workdir / CONTRIBUTIONS_FILE, **{k: _savable(v) for k, v in arrays.items()})
     return note
 
 

@@ -23,7 +23,8 @@ TRAITS: dict[str, dict[str, Any]] = {
             "colsample_bytree": ("float", 0.4, 1.0, False),
             "reg_lambda": ("float", 1e-3, 10.0, True),
         },
-        "cost": 1.0, "fit_seconds_per_mcell": 0.4, "boosting": True},
+        "cost": 1.0, "fit_seconds_per_mcell": 0.4, "boosting": True,
+        "contributions": "lightgbm"},  # predict(..., pred_contrib=True)
     "xgboost": {
         "space": {
             "n_estimators": ("int", 50, 800, True),
@@ -34,7 +35,8 @@ TRAITS: dict[str, dict[str, Any]] = {
             "colsample_bytree": ("float", 0.4, 1.0, False),
             "reg_lambda": ("float", 1e-3, 10.0, True),
         },
-        "cost": 1.5, "fit_seconds_per_mcell": 0.6, "boosting": True},
+        "cost": 1.5, "fit_seconds_per_mcell": 0.6, "boosting": True,
+        "contributions": "xgboost"},  # booster.predict(DMatrix, pred_contribs=True)
     "catboost": {
         "space": {
             "iterations": ("int", 100, 1000, True),
@@ -42,7 +44,8 @@ TRAITS: dict[str, dict[str, Any]] = {
             "depth": ("int", 3, 8, False),
             "l2_leaf_reg": ("float", 0.5, 20.0, True),
         },
-        "cost": 4.0, "fit_seconds_per_mcell": 1.0, "boosting": True},
+        "cost": 4.0, "fit_seconds_per_mcell": 1.0, "boosting": True,
+        "contributions": "catboost"},  # get_feature_importance(type="ShapValues")
 }
 
 

@@ -50,6 +50,9 @@ class Family:
     wraps: str | None = None  # the library's own class, when `cls` is a pipesmith adapter
     # splits ordinal-encoded columns as categories (`categorical_features`), not as numbers
     native_categorical: bool = False
+    # how the learner gives per-row SHAP contributions natively: a method of
+    # pipesmith/sandbox/contributions.py (METHODS); None: no SHAP, permutation importance only
+    contributions: str | None = None
 
 
 def with_traits(rows: tuple[Family, ...],

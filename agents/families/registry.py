@@ -16,8 +16,9 @@ from typing import Any
 from pipesmith.agents.families import boost, neural, scikit_learn
 from pipesmith.agents.families.family import UNMEASURED, Family, Range
 
-__all__ = ["BALANCED_METRICS", "BOOSTING", "COST", "FAMILIES", "FIT_SECONDS_PER_MCELL",
-           "SPACES", "Family", "Range", "backend_of", "balancing", "cost_of", "families_for",
+__all__ = ["BALANCED_METRICS", "BOOSTING", "CONTRIBUTIONS", "COST", "FAMILIES",
+           "FIT_SECONDS_PER_MCELL", "SPACES", "Family", "Range", "backend_of", "balancing",
+           "cost_of", "families_for",
            "get_family", "installed"]
 
 
@@ -40,6 +41,11 @@ COST: dict[str, float] = {f.name: f.cost for f in FAMILIES if f.cost is not None
 FIT_SECONDS_PER_MCELL: dict[str, float] = {f.name: f.fit_seconds_per_mcell for f in FAMILIES
                                            if f.fit_seconds_per_mcell is not None}
 BOOSTING: frozenset[str] = frozenset(f.name for f in FAMILIES if f.boosting)
+# The final step's class name (the family's class and the library class it wraps) -> how
+# its SHAP contributions are computed in the sandbox; a class not here has none.
+CONTRIBUTIONS: dict[str, str] = {
+    name: f.contributions for f in FAMILIES if f.contributions
+    for name in (f.cls, f.wraps) if name}
 
 
 def cost_of(name: str) -> float:

@@ -35,10 +35,11 @@ TRAITS: dict[str, dict[str, Any]] = {
             "min_samples_leaf": ("int", 1, 20, True),
         },
         "cost": 2.0, "fit_seconds_per_mcell": 0.8},
+    # linear models' SHAP is exact: coef * (x - mean of the training features)
     "logistic_regression": {"space": {"C": ("float", 1e-3, 100.0, True)}, "cost": 0.3,
-                            "fit_seconds_per_mcell": 0.2},
+                            "fit_seconds_per_mcell": 0.2, "contributions": "linear"},
     "ridge": {"space": {"alpha": ("float", 1e-3, 100.0, True)}, "cost": 0.1,
-              "fit_seconds_per_mcell": 0.05},
+              "fit_seconds_per_mcell": 0.05, "contributions": "linear"},
     # no search space, and no cost measured
     "svc": {"space": NOT_SEARCHED, "cost": UNMEASURED, "fit_seconds_per_mcell": 4.0},
     "svr": {"space": NOT_SEARCHED, "cost": UNMEASURED, "fit_seconds_per_mcell": 4.0},

@@ -123,7 +123,17 @@ def where(report: Report, match: re.Match) -> str:
 
 
 def features(report: Report, match: re.Match) -> str:
-    """The permutation importances on the test part, largest first."""
+    """SHAP contributions when the chosen family has them, else the permutation importances
+    on the test part, largest first; the answer says which it used."""
+    if report.contributions:
+        top = ", ".join(f"{c.feature} ({c.mean_abs:.4f})" for c in report.contributions[:5])
+        permutation = (" Permutation importance agrees on the first: "
+                       f"{report.feature_importance[0].feature}." if report.feature_importance
+                       and report.feature_importance[0].feature ==
+                       report.contributions[0].feature else "")
+        return (f"By SHAP contributions of the chosen model on the untouched test part, the "
+                f"features that matter most are {top} (the mean absolute contribution to the "
+                f"model's raw output; {report.contributions_note}).{permutation}")
     ranked = report.feature_importance
     if not ranked:
         note = report.feature_importance_note or "this run's report has no importances"
@@ -132,9 +142,31 @@ def features(report: Report, match: re.Match) -> str:
     noise = [f.feature for f in ranked if f.importance <= 0]
     tail = (f" Shuffling {', '.join(noise[:5])} did not hurt the score: the model barely uses "
             f"{'it' if len(noise) == 1 else 'them'}." if noise else "")
-    return (f"By permutation importance on the untouched test part, the features that matter "
-            f"most are {top} (the drop in {report.metric} when a feature's values are "
+    note = report.contributions_note
+    why = "" if not note else f" ({note})" if note.startswith("no SHAP") else f" (no SHAP: {note})"
+    return (f"By permutation importance on the untouched test part{why}, the features that "
+            f"matter most are {top} (the drop in {report.metric} when a feature's values are "
             f"shuffled; {report.feature_importance_note}).{tail}")
+
+
+def mistakes(report: Report, match: re.Match) -> str:
+    """Where the chosen model makes its mistakes: the worst segments of the test part."""
+    if not report.segments:
+        note = report.segments_note or "this run's report has no segments"
+        return f"I have no errors per segment for this run ({note})."
+    worst = report.worst_segments
+    measure = "wrong" if report.task_type == "classification" else "mean absolute error"
+    if not worst:
+        return ("No segment of the test part large enough to judge is worse than the whole "
+                f"({report.segments_note}).")
+
+    def one(s) -> str:
+        error = f"{100 * s.error:.0f}% wrong" if measure == "wrong" else f"{measure} {s.error:.4g}"
+        return f"{s.column} = {s.segment} ({s.rows} rows, {error})"
+
+    return (f"On the untouched test part, {report.final_candidate} does worst on "
+            + "; ".join(one(s) for s in worst)
+            + f". Overall: {report.segments_note}.")
 
 
 def _cv_text(row) -> str:
@@ -228,6 +260,8 @@ ANSWERS: list[tuple[re.Pattern, Callable[[Report, re.Match], str | None]]] = [
     (re.compile(r"\bwhy\b.*\b(?P<id>a\d+)\b", re.I), why_failed),
     (re.compile(r"\b(?P<id>a\d+)\b.*\b(fail|wrong|error)", re.I), why_failed),
     (PREDICT, predict_file),
+    (re.compile(r"\bmistake|\bwrong\b|\b(make|makes|making) errors?\b|\bworst\b|\bsegments?\b|"
+                r"\bstruggl|\bwhere\b.*\b(bad|poor|worse|fail)", re.I), mistakes),
     (re.compile(r"\bfeature|\b(columns?|variables?|predictors?|inputs?)\b.*\b(matter|"
                 r"importan|influen|drive|useful)|\bimportan(t|ce)\b", re.I), features),
     (re.compile(r"\bwhy\b.*?(?:\bnot|n't|\bno|\bnever)\b(?P<what>.+)", re.I), why_not),
@@ -244,7 +278,8 @@ ANSWERS: list[tuple[re.Pattern, Callable[[Report, re.Match], str | None]]] = [
     (re.compile(r"\bwhere|files?|report\b", re.I), where),
 ]
 HELP = ("Ask me about the run: \"what score did the best model get?\", \"which model won?\", "
-        "\"why did you pick it?\", \"which features matter?\", \"why not random forest?\", "
+        "\"why did you pick it?\", \"which features matter?\", "
+        "\"where does it make mistakes?\", \"why not random forest?\", "
         "\"how does it compare with the baseline?\", \"why did a2 fail?\", "
         "\"compare the candidates\", \"predict on new.csv\", \"export it\"; "
         "or start a new one: \"predict churn from data/customers.csv\".")

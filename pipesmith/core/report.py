@@ -7,7 +7,7 @@ import difflib
 import textwrap
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, computed_field
 
 from pipesmith.agents.coder.agent import load_template, render
 from pipesmith.agents.ensembler.agent import best_attempt
@@ -15,13 +15,16 @@ from pipesmith.agents.schemas import (
     Attempt,
     DataProfile,
     EnsembleOutcome,
+    FeatureContribution,
     FeatureImportance,
     HeldOutPredictions,
     PermutationControl,
     Plan,
     RefitOutcome,
     RunInputs,
+    SegmentError,
 )
+from pipesmith.core.explanations import contribution_lines, segment_lines
 from pipesmith.core.leaderboard import LeaderboardRow, build_leaderboard, not_run_reason
 from pipesmith.core.llm_report import LLMSummary, llm_summary, markdown_lines
 from pipesmith.core.metrics import get_metric
@@ -33,7 +36,7 @@ from pipesmith.graph.state import RunState, elapsed_s, repair_depth
 from pipesmith.knowledge_base.records import RepairRecord, RunRecord, meta_features
 from pipesmith.sandbox.safe_files import copy_regular
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 class CVScore(BaseModel):
@@ -96,6 +99,17 @@ class Report(BaseModel):
     permutation_control: PermutationControl | None = None
     # what the refit job says its final step is (sanitised): the code, not the plan's name
     final_estimator: str | None = None
+    segments: list[SegmentError] = []  # errors per segment of each input column, test part
+    segments_note: str = ""  # what they cover, or why there are none
+    contributions: list[FeatureContribution] = []  # SHAP mean |contribution|, largest first
+    contributions_note: str = ""  # the family's method and sample, or why there are none
+
+    @computed_field  # derived from `segments`, written to report.json for its readers
+    @property
+    def worst_segments(self) -> list[SegmentError]:
+        from pipesmith.core.segments import worst_segments
+
+        return worst_segments(self.segments)
 
 
 def choose_final(attempts: list[Attempt], ensemble: EnsembleOutcome, metric: str) -> Attempt | None:
@@ -173,6 +187,12 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
         feature_importance=refit.feature_importance if refit else [],
         feature_importance_note=(refit.importance_note or _no_importance(refit))
         if refit else "not computed: no refit",
+        segments=refit.segments if refit else [],
+        segments_note=(refit.segments_note or _no_importance(refit)) if refit
+        else "not computed: no refit",
+        contributions=refit.contributions if refit else [],
+        contributions_note=(refit.contributions_note or _no_importance(refit)) if refit
+        else "not computed: no refit",
     )
 
 
@@ -387,6 +407,8 @@ def markdown(report: Report) -> str:
         f"- best score over the run's sandbox time: {_curve_text(score_curve(report))}",
         *leaderboard_lines(report),
         *importance_lines(report),
+        *contribution_lines(report),
+        *segment_lines(report),
         *plot_lines(report),
         "",
         "## Attempts",

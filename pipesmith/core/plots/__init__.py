@@ -24,7 +24,8 @@ log = structlog.get_logger(__name__)
 # or exports a plot from an earlier attempt at it.
 PLOT_FILES = ("roc.png", "precision_recall.png", "confusion_matrix.png", "calibration.png",
               "residuals.png", "predicted_vs_actual.png", "clusters_pca.png",
-              "score_over_time.png", "search_curve.png", "stage_times.png")
+              "score_over_time.png", "search_curve.png", "stage_times.png",
+              "importance.png", "shap.png")
 
 __all__ = ["PLOT_FILES", "Plot", "draw_plots", "preload"]
 
@@ -52,6 +53,7 @@ def preload() -> threading.Thread:
 def draw_plots(out_dir: Path, report: Report, held: HeldOutPredictions | None
                ) -> tuple[list[Plot], list[str]]:
     """(the plots drawn, a warning for each that could not be)."""
+    from pipesmith.core.plots.explain import explain_plots
     from pipesmith.core.plots.predictions import prediction_plots
     from pipesmith.core.plots.run import run_plots
 
@@ -65,7 +67,7 @@ def draw_plots(out_dir: Path, report: Report, held: HeldOutPredictions | None
     started = time.perf_counter()
     plots, warnings = [], []
     try:
-        drawers = prediction_plots(held) + run_plots(report)
+        drawers = prediction_plots(held) + run_plots(report) + explain_plots(report)
     except Exception as exc:  # noqa: BLE001 - a plot never fails a run
         log.warning("plots.failed", error=f"{type(exc).__name__}: {exc}"[:300])
         return [], [f"no plots: {type(exc).__name__}: {str(exc)[:200]}"]

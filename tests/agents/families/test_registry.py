@@ -109,3 +109,16 @@ def test_the_learned_portfolio_names_only_registered_families():
         for row in portfolio[task]:
             family = get_family(task, row["family"])  # KeyError when not registered
             assert set(row["params"]) <= set(family.space), (task, row["family"])
+
+
+def test_each_family_declares_its_native_shap_method_or_none():
+    from pipesmith.agents.families.registry import CONTRIBUTIONS, FAMILIES
+    from pipesmith.sandbox.contributions import METHODS
+
+    declared = {f.name: f.contributions for f in FAMILIES}
+    assert {name for name, method in declared.items() if method} == {
+        "lightgbm", "xgboost", "catboost", "logistic_regression", "ridge"}
+    assert all(method in METHODS for method in declared.values() if method)
+    # looked up by the final step's class: pipesmith's wrapper and the library's own
+    assert CONTRIBUTIONS["XGBLabelClassifier"] == CONTRIBUTIONS["XGBClassifier"] == "xgboost"
+    assert "RandomForestClassifier" not in CONTRIBUTIONS and "SVC" not in CONTRIBUTIONS

@@ -15,14 +15,31 @@ def ask(run_dir, question: str) -> str:
 
 
 @pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
-def test_which_features_matter_is_answered_from_the_importance(explained_run):
+def test_which_features_matter_uses_shap_when_the_family_has_it(explained_run):
     report, out = explained_run
-    top = report.feature_importance[0]
+    assert report.final_candidate == "logistic_regression"  # exact linear SHAP
+    top = report.contributions[0]
     for question in ("which features matter?", "What are the most important features?"):
         reply = ask(out, question)
-        assert reply != HELP and "permutation importance on the untouched test part" in reply
-        assert f"{top.feature} ({top.importance:+.4f})" in reply
+        assert reply != HELP and "By SHAP contributions of the chosen model" in reply
+        assert f"{top.feature} ({top.mean_abs:.4f})" in reply
         assert reply.index("signal") < reply.index("noise")
+        assert "Permutation importance agrees on the first: signal." in reply
+
+
+@pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
+def test_without_shap_the_answer_says_it_used_permutation_importance(explained_run):
+    from pipesmith.core.contributions import NO_SHAP
+
+    report, _ = explained_run
+    no_shap = report.model_copy(update={"contributions": [],
+                                        "contributions_note": f"{NO_SHAP} (SVC)"})
+    top = report.feature_importance[0]
+    reply = answer(no_shap, "which features matter?")
+    assert "By permutation importance on the untouched test part (no SHAP for this family; " \
+        "permutation importance only (SVC))" in reply
+    assert f"{top.feature} ({top.importance:+.4f})" in reply
+    assert reply.index("signal") < reply.index("noise")
 
 
 @pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
@@ -56,3 +73,20 @@ def test_the_baseline_comparison(explained_run):
         in reply
     assert f"{report.test_score:.4f} against {report.test_baseline_score:.4f}" in reply
     assert "most frequent class" in reply
+
+
+@pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
+def test_where_it_makes_mistakes_names_the_worst_segments(explained_run):
+    report, out = explained_run
+    # every input column cut into quartiles of the test part, each row counted once
+    assert {s.column for s in report.segments} == {"signal", "weak", "noise"}
+    for column in ("signal", "weak", "noise"):
+        assert sum(s.rows for s in report.segments if s.column == column) == \
+            report.refit.n_test
+    worst = report.worst_segments[0]
+    for question in ("where does it make mistakes?", "which customers does it get wrong?",
+                     "show me the worst segments", "where does the model struggle?"):
+        reply = ask(out, question)
+        assert reply != HELP and f"{worst.column} = {worst.segment} ({worst.rows} rows" in reply
+    md = (out / "report.md").read_text()
+    assert "## Errors by segment" in md and f"| {worst.column} | {worst.segment} |" in md

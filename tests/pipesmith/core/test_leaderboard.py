@@ -36,7 +36,7 @@ def test_the_chosen_candidate_is_marked_and_the_others_say_why_not(explained_run
     assert "at most 2 candidates" in rows["random_forest"].why_not_chosen
     # report.json holds it; report.md shows it as a table with the chosen row marked
     saved = json.loads((out / "report.json").read_text())
-    assert saved["schema_version"] == 5
+    assert saved["schema_version"] == 6
     assert [r["name"] for r in saved["leaderboard"]] == [r.name for r in report.leaderboard]
     md = (out / "report.md").read_text()
     assert "## Leaderboard" in md

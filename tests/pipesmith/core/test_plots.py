@@ -133,7 +133,8 @@ def run_report(**fields) -> SimpleNamespace:
     """What the run's plots read of a report, without a run."""
     return SimpleNamespace(**({"metric": "rmse", "attempts": [], "search": None,
                                "timings": {"profile": 0.1, "execute": 1.0}, "refit": None,
-                               "baseline_score": None} | fields))
+                               "baseline_score": None, "feature_importance": [],
+                               "contributions": []} | fields))
 
 
 def test_a_failing_plot_is_a_warning_and_the_others_are_drawn(tmp_path, monkeypatch):
@@ -197,7 +198,8 @@ def test_a_real_run_writes_its_plots_and_report_md_links_them(explained_run):
     report, out = explained_run
     files = [p.file for p in report.plots]
     assert files == ["roc.png", "precision_recall.png", "confusion_matrix.png",
-                     "calibration.png", "score_over_time.png", "stage_times.png"]
+                     "calibration.png", "score_over_time.png", "stage_times.png",
+                     "importance.png", "shap.png"]
     saved = json.loads((out / "report.json").read_text())
     assert [p["file"] for p in saved["plots"]] == files
     assert all(p["shows"] for p in saved["plots"])
@@ -241,3 +243,19 @@ def test_a_plot_that_fails_in_a_real_run_is_a_warning_not_a_failed_run(tmp_path,
     md = (tmp_path / "run" / "report.md").read_text()
     assert "> **warning:** plot roc.png not drawn" in md and "(roc.png)" not in md
     assert "(confusion_matrix.png)" in md  # the other plots stand
+
+
+def test_importance_and_shap_are_drawn_side_by_side_when_the_report_has_them(tmp_path):
+    from pipesmith.agents.schemas import FeatureContribution, FeatureImportance
+    from pipesmith.core.plots.explain import explain_plots
+
+    assert explain_plots(run_report()) == []
+    report = run_report(feature_importance=[FeatureImportance(feature="a", importance=0.2),
+                                            FeatureImportance(feature="b", importance=-0.01)],
+                        contributions=[FeatureContribution(feature="a", mean_abs=1.5)])
+    plots = {name: draw(tmp_path / name) for name, draw in explain_plots(report)}
+    assert list(plots) == ["importance.png", "shap.png"]
+    for name in plots:
+        assert_png(tmp_path / name)
+    assert plots["importance.png"].values == {"a": 0.2, "b": -0.01}
+    assert plots["shap.png"].values == {"a": 1.5}
