@@ -88,3 +88,46 @@ def test_budgets_in_words_and_numbers(text, seconds):
 def test_a_negated_use_is_not_a_family_request():
     assert parse_request("predict churn, don't use linear models", COLUMNS).families == []
     assert parse_request("predict churn, use linear models", COLUMNS).families != []
+
+
+NEURAL = ["torch_mlp", "torch_mlp_wide", "keras_mlp", "keras_mlp_wide"]
+
+
+@pytest.mark.parametrize("text, excluded", [
+    ("no random forests please", ["random_forest"]),
+    ("exclude random_forest", ["random_forest"]),
+    ("don't use xgboost or catboost", ["catboost", "xgboost"]),
+    ("without neural networks", NEURAL),
+    ("skip linear models", ["logistic_regression", "ridge"]),
+    ("Do not use rf, xgb or knn", ["random_forest", "xgboost", "knn"]),
+    ("no neural nets and no svm", NEURAL + ["svc", "svr"]),
+    ("avoid logistic regression", ["logistic_regression"]),
+])
+def test_excluded_families_are_read_by_common_names(text, excluded):
+    edit = parse_edit(text, COLUMNS)
+    assert sorted(edit.exclude_families) == sorted(excluded)
+    assert edit.families == [] and not is_rejection(text)
+
+
+@pytest.mark.parametrize("text, families", [
+    ("only tree models", ["hist_gradient_boosting", "random_forest", "extra_trees"]),
+    ("just boosting", ["hist_gradient_boosting", "lightgbm", "xgboost", "catboost"]),
+    ("use xgboost only", ["xgboost"]),
+    ("now try it with only tree models and 40 seconds",
+     ["hist_gradient_boosting", "random_forest", "extra_trees"]),
+    ("only boosting but not xgboost", ["hist_gradient_boosting", "lightgbm", "catboost"]),
+])
+def test_restrictions_are_read_less_what_is_excluded(text, families):
+    assert parse_edit(text, COLUMNS).families == families
+
+
+def test_a_family_and_columns_in_one_sentence_are_told_apart():
+    edit = parse_edit("no random forests please, and don't use seats or customer_id", COLUMNS)
+    assert edit.exclude_families == ["random_forest"]
+    assert edit.drop_columns == ["customer_id", "seats"]
+
+
+def test_strung_approvals_approve_and_a_bare_no_still_rejects():
+    assert is_approval("looks good, go") and is_approval("ok, go ahead")
+    assert not is_approval("looks good, but drop seats")
+    assert is_rejection("no") and is_rejection("nope, cancel it")
