@@ -13,11 +13,12 @@ from __future__ import annotations
 
 NEURAL = ("torch_mlp", "torch_mlp_wide", "keras_mlp", "keras_mlp_wide")
 BOOSTING = ("hist_gradient_boosting", "lightgbm", "xgboost", "catboost")
+TREES = ("hist_gradient_boosting", "random_forest", "extra_trees", "lightgbm", "xgboost",
+         "catboost")
 
 FAMILY_WORDS: dict[str, tuple[str, ...]] = {
     # groups
-    "tree": ("hist_gradient_boosting", "random_forest", "extra_trees"),
-    "tree based": ("hist_gradient_boosting", "random_forest", "extra_trees"),
+    "tree": TREES, "tree based": TREES, "decision tree": TREES,
     "boosting": BOOSTING, "boosted": BOOSTING, "gradient boosted trees": BOOSTING,
     "forest": ("random_forest", "extra_trees"),
     "linear": ("logistic_regression", "ridge"),

@@ -112,9 +112,10 @@ class Planner:
 
 
 def allowed(families: list, inputs: RunInputs) -> list:
-    """The families the person allowed ("only tree models"); all when none allowed fits."""
-    chosen = [f for f in families if f.name in inputs.families]
-    return chosen if chosen else families
+    """The families the person allowed ("only tree models"; all when none allowed fits),
+    less those they excluded ("no random forests")."""
+    chosen = [f for f in families if f.name in inputs.families] or families
+    return [f for f in chosen if f.name not in inputs.excluded_families]
 
 
 def _with_one_of(families, backend: str, limit: int):

@@ -25,6 +25,7 @@ TASK_WORDS: dict[str, tuple[str, ...]] = {  # what a word says about the task ty
     "regression": ("regression", "regress", "a number", "continuous"),
     "classification": ("classification", "classify", "classifier", "categorise", "categorize"),
 }
+NOT_TASK_WORDS = ("logistic regression",)  # a family's name, not the task's type
 # Strongest first: a column named as the target beats one after "for" or "of".
 TARGET_CUES = ("target column is", "target column", "column name", "column named",
                "column labeled", "predict", "predicting", "forecast", "estimate",
@@ -150,7 +151,9 @@ def find_dataset(text: str) -> str | None:
 
 
 def find_task_type(text: str) -> str | None:
-    low = f" {text.lower()} "
+    low = f" {_norm(text)} "
+    for name in NOT_TASK_WORDS:  # "no logistic regression" says nothing of the task
+        low = low.replace(name, " ")
     for task, words in TASK_WORDS.items():
         if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words):
             return task

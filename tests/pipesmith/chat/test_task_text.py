@@ -7,6 +7,8 @@ import pytest
 from pipesmith.chat.task_text import is_approval, is_rejection, parse_edit, parse_request
 
 COLUMNS = ["customer_id", "seats", "tenure", "monthly charges", "churn", "price"]
+TREES = ["hist_gradient_boosting", "random_forest", "extra_trees", "lightgbm", "xgboost",
+         "catboost"]
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -19,8 +21,7 @@ COLUMNS = ["customer_id", "seats", "tenure", "monthly charges", "churn", "price"
      {"target": "churn", "metric": "roc_auc", "budget_s": 120.0, "drop_columns": ["seats"]}),
     ("classify the wine dataset", {"dataset": "wine", "task_type": "classification"}),
     ("predict price from shop.csv with only tree models",
-     {"target": "price", "families": ["hist_gradient_boosting", "random_forest",
-                                      "extra_trees"]}),
+     {"target": "price", "families": TREES}),
 ])
 def test_requests_are_read_into_fields(text, expected):
     asked = parse_request(text, COLUMNS).model_dump()
@@ -36,8 +37,7 @@ def test_a_target_that_is_not_a_column_is_not_guessed():
     ("use roc_auc", {"metric": "roc_auc"}),
     ("drop column seats", {"drop_columns": ["seats"]}),
     ("drop monthly charges and tenure", {"drop_columns": ["tenure", "monthly charges"]}),
-    ("only tree models", {"families": ["hist_gradient_boosting", "random_forest",
-                                       "extra_trees"]}),
+    ("only tree models", {"families": TREES}),
     ("it is a regression", {"task_type": "regression"}),
     ("predict price instead", {"target": "price"}),
 ])
@@ -110,11 +110,10 @@ def test_excluded_families_are_read_by_common_names(text, excluded):
 
 
 @pytest.mark.parametrize("text, families", [
-    ("only tree models", ["hist_gradient_boosting", "random_forest", "extra_trees"]),
+    ("only tree models", TREES),
     ("just boosting", ["hist_gradient_boosting", "lightgbm", "xgboost", "catboost"]),
     ("use xgboost only", ["xgboost"]),
-    ("now try it with only tree models and 40 seconds",
-     ["hist_gradient_boosting", "random_forest", "extra_trees"]),
+    ("now try it with only tree models and 40 seconds", TREES),
     ("only boosting but not xgboost", ["hist_gradient_boosting", "lightgbm", "catboost"]),
 ])
 def test_restrictions_are_read_less_what_is_excluded(text, families):
