@@ -179,7 +179,7 @@ def test_in_llm_mode_the_model_reads_the_request_and_answers_what_rules_do_not(
 
     reading = json.dumps({"data_path": str(customers), "target": "churn", "task_type": None,
                           "metric": None, "budget_s": 60, "drop_columns": ["seats", "nope"],
-                          "families": []})
+                          "families": [], "exclude_families": ["random_forest", "forests"]})
     script = [Reply(reading, expect="Columns of the named data file"), Reply(PLAN),
               Reply(REPAIRED), Reply("It beat the dummy baseline; fine for a first try.",
                                      expect="good enough for production")]
@@ -190,6 +190,7 @@ def test_in_llm_mode_the_model_reads_the_request_and_answers_what_rules_do_not(
             assert "monthly_charges" in server.requests[0]["messages"][-1]["content"]
             assert plan.startswith(f"Plan for {customers}: classification of churn")
             assert "Dropped columns: seats." in plan  # "nope" is not a column: left out
+            assert "Excluded at your request: random_forest." in plan  # "forests": no family
             done = chat.say("go")
             assert done.startswith("Done (succeeded)"), done
             said = chat.say("is this model good enough for production?")
