@@ -233,6 +233,15 @@ def find_excluded_families(text: str) -> list[str]:
     return found
 
 
+def without_columns(text: str, columns: Sequence[str]) -> str:
+    """The text with the data's column names blanked out: "don't use the tree_age column"
+    names a column, not the tree families."""
+    low = _norm(text)
+    for column in sorted(columns, key=len, reverse=True):
+        low = re.sub(rf"(?<!\w){re.escape(_norm(column))}{PLURAL}(?!\w)", " ", low)
+    return low
+
+
 def families_named(what: str) -> list[str]:
     """The families the words name (agents/families/names.py), longest word first
     ("random forest" is not also "forest"), whole words, plural allowed."""
@@ -308,8 +317,8 @@ def parse_request(text: str, columns: Sequence[str] = ()) -> TaskRequest:
         data_path=data_path, dataset=None if data_path else find_dataset(text), target=target,
         target_guessed=guessed and target is not None, task_type=task,
         metric=find_metric(text), budget_s=find_budget(text),
-        drop_columns=drops, families=find_families(text),
-        exclude_families=find_excluded_families(text))
+        drop_columns=drops, families=find_families(without_columns(text, columns)),
+        exclude_families=find_excluded_families(without_columns(text, columns)))
 
 
 def parse_edit(text: str, columns: Sequence[str] = ()) -> PlanEdit:
@@ -319,8 +328,9 @@ def parse_edit(text: str, columns: Sequence[str] = ()) -> PlanEdit:
         target = find_target(text, columns, exclude=drops)
     return PlanEdit(budget_s=find_budget(text), metric=find_metric(text),
                     task_type=find_task_type(text), drop_columns=drops,
-                    families=find_families(text),
-                    exclude_families=find_excluded_families(text), target=target)
+                    families=find_families(without_columns(text, columns)),
+                    exclude_families=find_excluded_families(without_columns(text, columns)),
+                    target=target)
 
 
 def is_approval(text: str) -> bool:

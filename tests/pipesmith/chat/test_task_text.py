@@ -130,3 +130,8 @@ def test_strung_approvals_approve_and_a_bare_no_still_rejects():
     assert is_approval("looks good, go") and is_approval("ok, go ahead")
     assert not is_approval("looks good, but drop seats")
     assert is_rejection("no") and is_rejection("nope, cancel it")
+
+
+def test_a_column_named_like_a_family_is_a_column():
+    edit = parse_edit("don't use the tree_age column, and no knn", ["tree_age", "churn"])
+    assert edit.drop_columns == ["tree_age"] and edit.exclude_families == ["knn"]
