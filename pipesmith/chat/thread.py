@@ -191,8 +191,11 @@ def again(text: str, state: ChatState, ctx: ChatContext) -> tuple[str, dict] | N
     from pipesmith.core.datasets import BUNDLED
     from pipesmith.core.driver import run_inputs
 
-    last = run_inputs(Path(state["runs"][-1])).model_dump()
-    columns = [*_run_columns(state["runs"][-1]), *last["dropped_columns"]]
+    try:
+        last = run_inputs(Path(state["runs"][-1])).model_dump()
+        columns = [*_run_columns(state["runs"][-1]), *last["dropped_columns"]]
+    except OSError:  # the last run's folder was removed: nothing to start again from
+        return None
     if read_text(text, columns).intent != "edit":
         return None
     edit = parse_edit(text, columns)
