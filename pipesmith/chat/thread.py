@@ -314,12 +314,14 @@ class Conversation:
     @staticmethod
     def exists(settings: Settings, thread_id: str) -> bool:
         """Whether runs_dir/chat.sqlite holds the thread (nothing is created to find out)."""
+        from contextlib import closing
+
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         path = settings.runs_dir / "chat.sqlite"
         if not path.is_file():
             return False
-        with sqlite3.connect(path) as conn:
+        with closing(sqlite3.connect(path)) as conn:
             saver = SqliteSaver(conn)
             return saver.get_tuple({"configurable": {"thread_id": thread_id}}) is not None
 
