@@ -55,6 +55,7 @@ class RunInputs(Frozen):
     max_tokens_total: int | None = None
     max_cost: float | None = None
     families: list[str] = Field(default_factory=list)  # plan only these (a person's edit)
+    excluded_families: list[str] = Field(default_factory=list)  # never these ("no rf")
     dropped_columns: list[str] = Field(default_factory=list)  # removed at the person's request
     permutation_control: bool = True  # refit only a final that passes it (core/permutation.py)
 

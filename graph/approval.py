@@ -2,8 +2,9 @@
 interrupt) and shows the plan; the person's answer approves it or edits it.
 
 The resume value is {"approve": true}, or {"edits": {...}} with PlanEdit's fields (budget_s,
-metric, task_type, target, drop_columns, families). An edit that changes the data or the task
-re-profiles, one that changes the families re-plans, and the rest only re-show the plan.
+metric, task_type, target, drop_columns, families, exclude_families). An edit that changes
+the data or the task re-profiles, one that changes the families (restricts or excludes them)
+re-plans, and the rest only re-show the plan.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def plan_summary(state: RunState, *, warm: bool = True, cores: int | None = None
         "target": inputs.target, "task_type": inputs.task_type, "metric": inputs.metric,
         "budget_s": inputs.budget_s, "dropped_columns": inputs.dropped_columns,
         "families": [c["family"] for c in candidates], "candidates": candidates,
+        "excluded_families": inputs.excluded_families,
         "predicted_wall_s": round(inputs.budget_s if search else min(planned,
                                                                      inputs.budget_s), 1),
         "time_note": "the search takes what the candidates leave of the budget" if search
@@ -96,7 +98,13 @@ def apply_edits(inputs: RunInputs, edits: dict[str, Any], requested_folds: int |
     leave every table of the run (the whole table, the development and the test part) and
     its feature schema; the folds are chosen again for a new target, task or budget."""
     from pipesmith.core.datasets import Table
-    from pipesmith.core.inputs import check_budget, folds_for, resolve_task
+    from pipesmith.core.inputs import (
+        check_budget,
+        check_families,
+        check_families_left,
+        folds_for,
+        resolve_task,
+    )
     from pipesmith.core.model_io import write_schema
 
     frame = pd.read_parquet(inputs.data_path)  # the development part
@@ -135,6 +143,13 @@ def apply_edits(inputs: RunInputs, edits: dict[str, Any], requested_folds: int |
     if edits.get("families"):
         update["families"] = list(edits["families"])
         goto = "plan" if goto == "approve" else goto
+    if edits.get("exclude_families"):  # "no random forests": never planned nor searched
+        update["excluded_families"] = list(dict.fromkeys(
+            [*inputs.excluded_families, *edits["exclude_families"]]))
+        goto = "plan" if goto == "approve" else goto
+    if "families" in update or "excluded_families" in update:
+        check_families(update.get("families", []), update.get("excluded_families", []))
+        check_families_left(inputs.model_copy(update=update), len(frame))
     update["cv_folds"] = folds_for(frame, target, task, budget,
                                    requested_folds or inputs.cv_folds)
     out = Path(inputs.out_dir)

@@ -41,6 +41,7 @@ class RequestReading(BaseModel):
     budget_s: float | None = None
     drop_columns: list[str] = Field(default_factory=list)
     families: list[str] = Field(default_factory=list)
+    exclude_families: list[str] = Field(default_factory=list)
 
 
 class ProposedRange(BaseModel):

@@ -130,9 +130,10 @@ def with_floor(specs: list[CandidateSpec], families: list, limit: int) -> list[C
 
 
 def allowed(families: list, inputs: RunInputs) -> list:
-    """The families the person allowed ("only tree models"); all when none allowed fits."""
-    chosen = [f for f in families if f.name in inputs.families]
-    return chosen if chosen else families
+    """The families the person allowed ("only tree models"; all when none allowed fits),
+    less those they excluded ("no random forests")."""
+    chosen = [f for f in families if f.name in inputs.families] or families
+    return [f for f in chosen if f.name not in inputs.excluded_families]
 
 
 def _with_one_of(families, backend: str, limit: int):

@@ -534,6 +534,14 @@ def search_families(plan_families: list[str], task_type: str, n_rows: int) -> li
     return searchable([f for f in dict.fromkeys([*plan_families, *boost]) if f in known])
 
 
+def permitted_families(inputs, n_rows: int) -> set[str]:
+    """The learners the person allows the search ("only tree models", "no xgboost"): the
+    boosting ones the search adds obey the person's words too."""
+    from pipesmith.agents.planner.agent import allowed
+
+    return {f.name for f in allowed(list(families_for(inputs.task_type, n_rows)), inputs)}
+
+
 def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], past_runs,
                coder, prevalidator, deadline: float, folder: Path,
                n_winners: int = WINNERS, warm: bool = True, folds: Folds | None = None,
@@ -553,7 +561,8 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
     rejected: dict[str, str] = {}
     if plan is None:
         plan = default_plan(search_families(plan_families, inputs.task_type, profile.n_rows))
-    for name in plan.families:
+    permitted = permitted_families(inputs, profile.n_rows)
+    for name in [f for f in plan.families if f in permitted]:
         family = get_family(inputs.task_type, name)
         spec = CandidateSpec(name=name, family=name, params=family.params,
                              scale=family.scale, encoding=family.encoding)

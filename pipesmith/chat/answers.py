@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from pipesmith.core.leaderboard import PERSON_EXCLUDED
 from pipesmith.core.report import Report
 from pipesmith.errors import InputError
 
@@ -194,8 +195,9 @@ def why_chosen(report: Report, match: re.Match) -> str:
 
 def named_families(text: str, families: list[str]) -> list[str]:
     """The families a question names: by their own name ("random forest", "svc"), else by
-    the words the task reader knows ("boosting", "linear", "neural")."""
-    from pipesmith.chat.task_text import FAMILY_GROUPS
+    the words and aliases the task reader knows ("boosting", "rf", "neural nets";
+    agents/families/names.py)."""
+    from pipesmith.chat.task_text import families_named
 
     low = re.sub(r"[\s-]+", "_", text.lower())
     named = [f for f in sorted(families, key=len, reverse=True)
@@ -203,11 +205,10 @@ def named_families(text: str, families: list[str]) -> list[str]:
     named = [f for f in named if not any(f != g and f in g for g in named)]
     if named:
         return named
-    aliases = {**FAMILY_GROUPS, "logistic": ("logistic_regression",), "xgb": ("xgboost",),
-               "lgbm": ("lightgbm",), "mlp": ("torch_mlp", "keras_mlp"),
-               "gradient_boosting": ("hist_gradient_boosting",)}
-    return [f for word, group in aliases.items() if re.search(rf"(?<![a-z]){word}", low)
-            for f in group if f in families]
+    return [f for f in families_named(text) if f in families]
+
+
+EXCLUDED = f"not planned: {PERSON_EXCLUDED}"
 
 
 def why_not(report: Report, match: re.Match) -> str | None:
@@ -219,7 +220,9 @@ def why_not(report: Report, match: re.Match) -> str | None:
     lines = []
     for family in wanted:
         for row in [r for r in rows if r.family == family][:3]:
-            if row.chosen:
+            if row.why_not_chosen == EXCLUDED:
+                lines.append(f"You excluded {row.name}, so I neither planned nor searched it.")
+            elif row.chosen:
                 lines.append(f"{row.name} is the chosen model (CV {report.metric} "
                              f"{_cv_text(row)}).")
             elif row.cv_mean is not None:  # a scored candidate or a kept search trial

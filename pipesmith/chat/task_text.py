@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pipesmith.agents.families.names import FAMILY_WORDS
 from pipesmith.core.datasets import BUNDLED
 from pipesmith.core.metrics import METRICS
 
@@ -24,6 +25,7 @@ TASK_WORDS: dict[str, tuple[str, ...]] = {  # what a word says about the task ty
     "regression": ("regression", "regress", "a number", "continuous"),
     "classification": ("classification", "classify", "classifier", "categorise", "categorize"),
 }
+NOT_TASK_WORDS = ("logistic regression",)  # a family's name, not the task's type
 # Strongest first: a column named as the target beats one after "for" or "of".
 TARGET_CUES = ("target column is", "target column", "column name", "column named",
                "column labeled", "predict", "predicting", "forecast", "estimate",
@@ -53,24 +55,24 @@ DROP_CUES = re.compile(r"\b(?:without using|without|drop(?:ping)?|ignor(?:e|ing)
 DROP_FILLER = re.compile(r"^(?:\s*(?:[,&/]|\b(?:and|or|nor|also|the|columns?|features?|fields?|"
                          r"variables?)\b))*\s*")
 NEGATED = re.compile(r"\b(?:not|never|don['\u2019]?t|do not)\s*$", re.IGNORECASE)
-FAMILY_GROUPS: dict[str, tuple[str, ...]] = {  # "only tree models" and friends
-    "tree": ("hist_gradient_boosting", "random_forest", "extra_trees"),
-    "boosting": ("hist_gradient_boosting", "lightgbm", "xgboost", "catboost"),
-    "xgboost": ("xgboost",), "lightgbm": ("lightgbm",), "catboost": ("catboost",),
-    "random forest": ("random_forest",), "extra trees": ("extra_trees",),
-    "forest": ("random_forest", "extra_trees"),
-    "linear": ("logistic_regression", "ridge"), "logistic": ("logistic_regression",),
-    "ridge": ("ridge",),
-    "neighbour": ("knn",), "neighbor": ("knn",), "knn": ("knn",),
-    "svm": ("svc", "svr"), "kernel": ("svc", "svr"),
-    "neural": ("torch_mlp", "torch_mlp_wide", "keras_mlp", "keras_mlp_wide"),
-    "deep learning": ("torch_mlp", "torch_mlp_wide", "keras_mlp", "keras_mlp_wide"),
-    "kmeans": ("kmeans",), "k-means": ("kmeans",), "mixture": ("gaussian_mixture",),
-    "agglomerative": ("agglomerative",), "hierarchical": ("agglomerative",),
-}
-ONLY = re.compile(r"\b(?:only|just|use|try|focus on|stick to|prefer|create an?)\s+"
+FAMILY_GROUPS = FAMILY_WORDS  # "only tree models" and friends (agents/families/names.py)
+ONLY = re.compile(r"\b(?:only|just|use|try|focus on|stick to|prefer|create an?|exclusively)\s+"
                   r"(?P<what>[\w -]+?)\s*(?:models?|families|learners?|methods?|"
-                  r"approach(?:es)?)?(?=$|[.;,!?]| with\b| like\b)", re.IGNORECASE)
+                  r"approach(?:es)?)?(?=$|[.;,!?]| with\b| like\b| and \d)", re.IGNORECASE)
+# "train random forests only", "use xgboost only": the restriction after the families.
+ONLY_AFTER = re.compile(r"\b(?:train|use|try|fit|run)\s+(?:an?\s+|the\s+)?(?P<what>[\w -]+?)"
+                        r"\s+(?:(?:models?|model types?|learners?)\s+)?only\b", re.IGNORECASE)
+# Words after which the families named are excluded ("no random forests", "don't use
+# xgboost or catboost", "all but NN and KNN"); the scope ends at the clause's end or at a
+# word that turns to what is wanted ("no svm, only boosting").
+EXCLUDE_CUES = re.compile(
+    r"\b(?:no|not|never|without|except|excluding|exclude|skip|skipping|avoid|avoiding|"
+    r"disable|disabling|drop|remove|leave out|leaving out|ignore|all but|other than|"
+    r"rather than|instead of|turn off|switch off|not interested in|"
+    r"(?:do not|don['\u2019]?t|never|not) (?:use|try|train|include|want|fit|run|need))\b",
+    re.IGNORECASE)
+EXCLUDE_SCOPE_END = re.compile(r"[.;!?]|\b(?:only|just|instead|but use|rather use|"
+                               r"use only|stick to|focus on|try)\b", re.IGNORECASE)
 APPROVE_WORDS = ("yes", "y", "go", "approve", "approved", "ok", "okay", "run it", "run",
                  "looks good", "do it", "start", "sure", "lgtm", "yeah", "yep", "yes please",
                  "indeed", "of course", "correct", "absolutely", "definitely", "sounds good",
@@ -81,8 +83,9 @@ REJECT_WORDS = ("no", "n", "cancel", "stop", "abort", "never mind", "nevermind",
 REJECT_START = re.compile(r"^(?:uh\s+)?(?:no+p?e?|nah)\b(?!\s+(?:column|drop))", re.IGNORECASE)
 # What a message is: a question about a run, a request for one, or a change to its plan.
 QUESTION_START = re.compile(
-    r"^(?:what|which|why|how|who|when|where|is|are|does|do|can|could|would|should|show|"
-    r"display|give|tell|please|i meant|nice|super|for (?:id|data point))\b", re.IGNORECASE)
+    r"^(?:what|which|why|how|who|when|where|is|are|does|do(?!\s+not\b)|can|could|would|"
+    r"should|show|display|give|tell|please|i meant|nice|super|for (?:id|data point))\b",
+    re.IGNORECASE)
 ABOUT_ROWS = re.compile(r"\b(?:id|data ?point|instance)s?\s*(?:number\s*)?\d+|"
                         r"^predict\s+\d+\s*$|\bimportan(?:t|ce)|\bpredictions\b",
                         re.IGNORECASE)
@@ -112,6 +115,7 @@ class TaskRequest(BaseModel):
     budget_s: float | None = None
     drop_columns: list[str] = Field(default_factory=list)
     families: list[str] = Field(default_factory=list)  # only these families; empty: any
+    exclude_families: list[str] = Field(default_factory=list)  # never these ("no rf")
 
 
 class PlanEdit(BaseModel):
@@ -124,6 +128,7 @@ class PlanEdit(BaseModel):
     task_type: str | None = None
     drop_columns: list[str] = Field(default_factory=list)
     families: list[str] = Field(default_factory=list)
+    exclude_families: list[str] = Field(default_factory=list)
     target: str | None = None
 
     @property
@@ -146,7 +151,9 @@ def find_dataset(text: str) -> str | None:
 
 
 def find_task_type(text: str) -> str | None:
-    low = f" {text.lower()} "
+    low = f" {_norm(text)} "
+    for name in NOT_TASK_WORDS:  # "no logistic regression" says nothing of the task
+        low = low.replace(name, " ")
     for task, words in TASK_WORDS.items():
         if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words):
             return task
@@ -203,21 +210,47 @@ def find_drops(text: str, columns: Sequence[str]) -> list[str]:
 
 
 def find_families(text: str) -> list[str]:
-    match = next((m for m in ONLY.finditer(text)  # "don't use the tree_age column" is no ask
-                  if not NEGATED.search(text[:m.start()])), None)
-    if not match:
-        return []
-    return families_named(match.group("what"))
+    """The families the words restrict the run to ("only tree models"), less any they
+    exclude ("boosting but not xgboost")."""
+    named = next((families for pattern in (ONLY, ONLY_AFTER) for m in pattern.finditer(text)
+                  # "don't use the tree_age column" is no ask; "try it with only ...": the
+                  # first match that names a family
+                  if not NEGATED.search(text[:m.start()])
+                  and (families := families_named(m.group("what")))), [])
+    excluded = find_excluded_families(text)
+    return [f for f in named if f not in excluded]
+
+
+def find_excluded_families(text: str) -> list[str]:
+    """The families named after an exclusion cue, up to the end of its clause."""
+    low = _norm(text)
+    found: list[str] = []
+    for cue in EXCLUDE_CUES.finditer(low):
+        rest = low[cue.end():]
+        end = EXCLUDE_SCOPE_END.search(rest)
+        found += [f for f in families_named(rest[:end.start()] if end else rest)
+                  if f not in found]
+    return found
+
+
+def without_columns(text: str, columns: Sequence[str]) -> str:
+    """The text with the data's column names blanked out: "don't use the tree_age column"
+    names a column, not the tree families."""
+    low = _norm(text)
+    for column in sorted(columns, key=len, reverse=True):
+        low = re.sub(rf"(?<!\w){re.escape(_norm(column))}{PLURAL}(?!\w)", " ", low)
+    return low
 
 
 def families_named(what: str) -> list[str]:
-    """The families the words name, longest group word first ("random forest" is not also
-    "forest")."""
-    what, found = what.lower(), []
-    for word in sorted(FAMILY_GROUPS, key=len, reverse=True):
-        if re.search(rf"\b{re.escape(word)}", what):
-            found += [f for f in FAMILY_GROUPS[word] if f not in found]
-            what = re.sub(rf"\b{re.escape(word)}", " ", what)
+    """The families the words name (agents/families/names.py), longest word first
+    ("random forest" is not also "forest"), whole words, plural allowed."""
+    what, found = f" {_norm(what)} ", []
+    for word in sorted(FAMILY_WORDS, key=len, reverse=True):
+        pattern = rf"(?<![a-z0-9]){re.escape(word)}(?:e?s)?(?![a-z0-9])"
+        if re.search(pattern, what):
+            found += [f for f in FAMILY_WORDS[word] if f not in found]
+            what = re.sub(pattern, " ", what)
     return found
 
 
@@ -284,7 +317,8 @@ def parse_request(text: str, columns: Sequence[str] = ()) -> TaskRequest:
         data_path=data_path, dataset=None if data_path else find_dataset(text), target=target,
         target_guessed=guessed and target is not None, task_type=task,
         metric=find_metric(text), budget_s=find_budget(text),
-        drop_columns=drops, families=find_families(text))
+        drop_columns=drops, families=find_families(without_columns(text, columns)),
+        exclude_families=find_excluded_families(without_columns(text, columns)))
 
 
 def parse_edit(text: str, columns: Sequence[str] = ()) -> PlanEdit:
@@ -294,15 +328,23 @@ def parse_edit(text: str, columns: Sequence[str] = ()) -> PlanEdit:
         target = find_target(text, columns, exclude=drops)
     return PlanEdit(budget_s=find_budget(text), metric=find_metric(text),
                     task_type=find_task_type(text), drop_columns=drops,
-                    families=find_families(text), target=target)
+                    families=find_families(without_columns(text, columns)),
+                    exclude_families=find_excluded_families(without_columns(text, columns)),
+                    target=target)
 
 
 def is_approval(text: str) -> bool:
-    return _norm(text).strip(" .!") in APPROVE_WORDS
+    """Approval words alone or strung together: "yes", "looks good, go"."""
+    parts = re.split(r"\s*(?:[,;]|\band\b|\bthen\b|\bso\b)\s*", _norm(text).strip(" .!"))
+    return all(p.strip(" .!") in APPROVE_WORDS for p in parts if p.strip(" .!")) and \
+        any(p.strip(" .!") for p in parts)
 
 
 def is_rejection(text: str) -> bool:
+    """A no to the plan: "no", "cancel"; "no random forests" is an edit, not a no."""
     said = _norm(text).strip(" .!")
+    if find_excluded_families(said):
+        return False
     return said in REJECT_WORDS or bool(REJECT_START.match(said) and len(said.split()) <= 6)
 
 
@@ -338,8 +380,10 @@ def read_intent(text: str, request: TaskRequest, columns: Sequence[str] = ()) ->
         return "question"
     if request.target or request.task_type == "clustering" or request.dataset:
         return "request"
-    if request.families or request.budget_s or request.drop_columns or EDIT_VERBS.search(said):
-        return "request" if REQUEST_VERBS.match(said) and not request.families else "edit"
+    if request.families or request.exclude_families or request.budget_s \
+            or request.drop_columns or EDIT_VERBS.search(said):
+        named = request.families or request.exclude_families  # a family choice: an edit
+        return "request" if REQUEST_VERBS.match(said) and not named else "edit"
     return "request" if REQUEST_VERBS.match(said) else "question"
 
 
@@ -348,6 +392,6 @@ def is_question(said: str, request: TaskRequest) -> bool:
     if QUESTION_START.match(said) or ABOUT_ROWS.search(said):
         return True
     if said.endswith("?") and not (request.target and REQUEST_VERBS.match(said)):
-        return not request.drop_columns
+        return not (request.drop_columns or request.families or request.exclude_families)
     return bool(METRIC_ONLY.search(said) and not EDIT_VERBS.search(said)
                 and not REQUEST_VERBS.match(said))

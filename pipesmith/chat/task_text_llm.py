@@ -49,7 +49,8 @@ def read_request(session, text: str, columns: Sequence[str] = ()) -> TaskRequest
         metric=reading.metric if reading.metric in METRICS else None,
         budget_s=reading.budget_s if reading.budget_s and reading.budget_s > 0 else None,
         drop_columns=[c for c in reading.drop_columns if c in known],
-        families=[f for f in reading.families if f in families])
+        families=[f for f in reading.families if f in families],
+        exclude_families=[f for f in reading.exclude_families if f in families])
 
 
 def answer_question(session, report_markdown: str, question: str) -> str | None:

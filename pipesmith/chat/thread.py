@@ -32,6 +32,7 @@ from pipesmith.chat.task_text import (
     is_rejection,
     parse_edit,
     parse_request,
+    read_text,
 )
 from pipesmith.errors import InputError
 from pipesmith.settings import Settings
@@ -85,11 +86,13 @@ def format_plan(plan: dict) -> str:
     lines.append(f"The run: about {plan['predicted_wall_s']:.0f}s{note}, peak "
                  f"{plan['predicted_peak_mem_mb']:.0f} MB. Dropped columns: "
                  + (", ".join(plan["dropped_columns"]) or "none") + ".")
+    if plan.get("excluded_families"):
+        lines.append("Excluded at your request: " + ", ".join(plan["excluded_families"]) + ".")
     if plan.get("note"):
         lines.append(f"Not changed: {plan['note']}.")
     lines.append("Say \"yes\" to run it, or change it: \"make the budget 30 seconds\", "
                  "\"use roc_auc\", \"drop column X\", \"only tree models\", "
-                 "\"it is a regression\".")
+                 "\"no random forests\", \"it is a regression\".")
     return "\n".join(lines)
 
 
@@ -137,7 +140,7 @@ def start(request: dict, text: str, ctx: ChatContext) -> tuple[str, dict]:
         task=request.get("task_type"), metric=request.get("metric"),
         budget_s=request.get("budget_s"), task_text=text,
         drop_columns=request.get("drop_columns"), families=request.get("families"),
-        settings=ctx.settings)
+        excluded_families=request.get("exclude_families"), settings=ctx.settings)
     result = _advance(str(out), {"inputs": inputs, "approve_plan": True}, ctx)
     reply, update = _after(result, str(out))
     return reply, {**update, "pending": None}
@@ -153,7 +156,7 @@ def on_request(text: str, state: ChatState, ctx: ChatContext) -> tuple[str, dict
     pending = state.get("pending")
     if asked.data_path is None and asked.dataset is None:
         if not pending:
-            return None
+            return again(text, state, ctx) if state.get("runs") else None
         columns = _columns(pending["data_path"])
         named = find_columns(text, columns)
         if not named and state.get("runs"):  # not an answer: a question about the last run
@@ -180,6 +183,45 @@ def on_request(text: str, state: ChatState, ctx: ChatContext) -> tuple[str, dict
         return (f"Which column of {asked.data_path} should I predict? The columns are: "
                 f"{', '.join(columns)}.", {"pending": request})
     return start(request, text, ctx)
+
+
+def again(text: str, state: ChatState, ctx: ChatContext) -> tuple[str, dict] | None:
+    """After a run, a change in words ("now try it with only tree models and 40 seconds")
+    starts a new run on the same data and target with the change; None for anything else
+    (a question about the run)."""
+    from pipesmith.core.datasets import BUNDLED
+    from pipesmith.core.driver import run_inputs
+
+    try:
+        last = run_inputs(Path(state["runs"][-1])).model_dump()
+        columns = [*_run_columns(state["runs"][-1]), *last["dropped_columns"]]
+    except OSError:  # the last run's folder was removed: nothing to start again from
+        return None
+    if read_text(text, columns).intent != "edit":
+        return None
+    edit = parse_edit(text, columns)
+    if edit.empty:
+        return None
+    task = edit.task_type or last["task_type"]
+    bundled = last["dataset"] in BUNDLED
+    request = {
+        "dataset": last["dataset"] if bundled else None,
+        "data_path": None if bundled else last["dataset"],
+        "target": edit.target or last["target"], "task_type": task,
+        "metric": edit.metric or (last["metric"] if task == last["task_type"] else None),
+        "budget_s": edit.budget_s or last["budget_s"],
+        "drop_columns": list(dict.fromkeys([*last["dropped_columns"], *edit.drop_columns])),
+        "families": edit.families or last["families"],
+        "exclude_families": list(dict.fromkeys([*last["excluded_families"],
+                                                *edit.exclude_families])),
+    }
+    return start(request, f"{last['task_text']}; {text}", ctx)
+
+
+def _run_columns(run_dir: str) -> list[str]:
+    import pandas as pd
+
+    return [str(c) for c in pd.read_parquet(Path(run_dir) / "data.parquet").columns]
 
 
 def on_plan(text: str, state: ChatState, ctx: ChatContext) -> tuple[str, dict]:
@@ -269,6 +311,20 @@ class Conversation:
         self.graph = build_chat_graph(SqliteSaver(self._conn))
         self.config = {"configurable": {"thread_id": self.thread_id}}
         self._deps = None  # one set of agents and one KB per conversation, made on first use
+
+    @staticmethod
+    def exists(settings: Settings, thread_id: str) -> bool:
+        """Whether runs_dir/chat.sqlite holds the thread (nothing is created to find out)."""
+        from contextlib import closing
+
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        path = settings.runs_dir / "chat.sqlite"
+        if not path.is_file():
+            return False
+        with closing(sqlite3.connect(path)) as conn:
+            saver = SqliteSaver(conn)
+            return saver.get_tuple({"configurable": {"thread_id": thread_id}}) is not None
 
     def deps(self, settings: Settings):
         from pipesmith.core.driver import default_deps

@@ -124,10 +124,17 @@ def create_app(settings: Settings, deps=None, max_upload_mb: float | None = None
     guard, exporting = threading.Lock(), threading.Lock()
     upload_limit = int((max_upload_mb or uploads.MAX_MB) * 2**20)
 
-    def get(thread_id: str) -> Thread:
+    def get(thread_id: str, new: bool = False) -> Thread:
+        """The thread; 404 for an id this server did not start and chat.sqlite and the
+        chat logs do not hold (a typo must not start a conversation silently)."""
         if not THREAD_ID.fullmatch(thread_id):
-            raise HTTPException(404, "no such conversation")
+            raise HTTPException(404, f"no conversation {thread_id!r}")
+        log_file = settings.runs_dir / "chat-logs" / f"{thread_id}.jsonl"
         with guard:
+            if thread_id not in threads and not (
+                    new or log_file.is_file() or Conversation.exists(settings, thread_id)):
+                raise HTTPException(404, f"no conversation {thread_id!r}; start one with "
+                                         "POST /api/threads")
             if thread_id not in threads:
                 threads[thread_id] = Thread(Conversation(settings, thread_id),
                                             settings.runs_dir / "chat-logs" / f"{thread_id}.jsonl")
@@ -164,7 +171,7 @@ def create_app(settings: Settings, deps=None, max_upload_mb: float | None = None
 
     @app.post("/api/threads")
     def new_thread() -> dict:
-        return {"thread_id": get(new_thread_id()).conversation.thread_id}
+        return {"thread_id": get(new_thread_id(), new=True).conversation.thread_id}
 
     @app.get("/api/threads/{thread_id}")
     def view(thread_id: str) -> dict:

@@ -64,6 +64,9 @@ def register(app: typer.Typer) -> None:
                 from pipesmith.core.run_folder import llm_config
 
                 llm_config(settings)
+            if thread is not None and not Conversation.exists(settings, thread):
+                raise InputError(f"no conversation {thread!r} in {settings.runs_dir}; leave "
+                                 "out --thread to start a new one")
         except InputError as exc:
             from rich.markup import escape
 

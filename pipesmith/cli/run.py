@@ -49,7 +49,7 @@ def run(
     mlflow_dir: Annotated[Path | None, typer.Option(help="Also log the run (params, metrics, attempts, model) to a local MLflow store in this folder (the mlflow extra).")] = None,
     mlflow_register: Annotated[str | None, typer.Option(envvar="PIPESMITH_MLFLOW_REGISTER", help="With --mlflow-dir: register the logged model under this name in the store's model registry (a new version per run).")] = None,
     sandbox: Annotated[str | None, typer.Option(help=SANDBOX_HELP)] = None,
-    plan_only: Annotated[bool, typer.Option("--plan-only", help="Print what the run would do (target, task, drop, metric, budget_s, families) as JSON, and stop: nothing runs, nothing is written.")] = False,
+    plan_only: Annotated[bool, typer.Option("--plan-only", help="Print what the run would do (target, task, drop, metric, budget_s, families, excluded_families) as JSON, and stop: nothing runs, nothing is written.")] = False,
 ) -> None:
     """Plan, write, check, run, repair and ensemble pipelines; write the report to --out."""
     from pipesmith.api import run as run_pipeline

@@ -187,6 +187,25 @@ def first_input(out: Path) -> dict:
     return {"inputs": RunInputs(**json.loads((out / "run.json").read_text())["inputs"])}
 
 
+def run_inputs(out: Path):
+    """The run's inputs as its graph last held them (plan edits applied: budget, drops,
+    families), else run.json's."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from pipesmith.graph.serde import serializer
+
+    first = first_input(out)["inputs"]
+    path = out / "checkpoints.sqlite"
+    if path.is_file():
+        with closing(sqlite3.connect(path)) as conn:
+            saved = SqliteSaver(conn, serde=serializer()).get_tuple(
+                {"configurable": {"thread_id": first.run_id}})
+        held = saved.checkpoint["channel_values"].get("inputs") if saved else None
+        if held is not None:
+            return held
+    return first
+
+
 def ensure_remembered(deps, state) -> None:
     """A finished run whose topology remembers is in the knowledge base: a run killed
     between its report and the write, or whose write failed, is recorded now (writes are

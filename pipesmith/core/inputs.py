@@ -159,10 +159,11 @@ class Asked(NamedTuple):
     families: list[str]
     target_from_words: bool  # the words named the target: the CLI says which column it took
     target_guessed: bool = False  # ... or only hinted at it: the CLI says it is a guess
+    excluded_families: list[str] = []  # "no random forests": never planned nor searched
 
 
 def from_words(table: Table, task_text: str | None, task, metric, budget_s, drops,
-                families) -> Asked:
+                families, excluded=None) -> Asked:
     """What the task in words asks for (explicit options win). The target comes from the
     words only for a data file without --target (InputError naming the columns when they do
     not say); metric, budget, drops and families whenever there are words."""
@@ -176,7 +177,7 @@ def from_words(table: Table, task_text: str | None, task, metric, budget_s, drop
             raise InputError("--data needs --target COLUMN, a task in words (e.g. \"predict "
                              f"{columns[-1]}\") or --task clustering; columns: {named}")
         return Asked(table, task, metric, budget_s, list(drops or []), list(families or []),
-                     False)
+                     False, excluded_families=list(excluded or []))
     asked = parse_request(task_text, columns)
     task = task or asked.task_type
     target = table.target
@@ -190,17 +191,45 @@ def from_words(table: Table, task_text: str | None, task, metric, budget_s, drop
                  task, metric or asked.metric,
                  budget_s if budget_s is not None else asked.budget_s, list(drops),
                  list(families or asked.families), needs_target and target is not None,
-                 needs_target and asked.target_guessed)
+                 needs_target and asked.target_guessed,
+                 list(excluded or asked.exclude_families))
+
+
+def check_families(families: list[str], excluded: list[str]) -> None:
+    """InputError for a family name no record has."""
+    from pipesmith.agents.families.registry import FAMILIES
+
+    known = {f.name for f in FAMILIES}
+    unknown = [f for f in [*families, *excluded] if f not in known]
+    if unknown:
+        raise InputError(f"no model family named {', '.join(unknown)}; families: "
+                         + ", ".join(sorted(known)))
+
+
+def check_families_left(inputs, n_rows: int) -> None:
+    """InputError when the person's exclusions leave the task no family to plan."""
+    from pipesmith.agents.families.backends import planned_backends
+    from pipesmith.agents.families.registry import families_for
+    from pipesmith.agents.planner.agent import allowed
+
+    if not allowed(families_for(inputs.task_type, n_rows,
+                                planned_backends(inputs.backend, n_rows)), inputs):
+        raise InputError(f"every {inputs.task_type} model family is excluded ("
+                         + ", ".join(inputs.excluded_families) + "); leave one in")
 
 
 def read_request(*, dataset: str | None = None, data: str | Path | None = None,
                  target: str | None = None, task: str | None = None,
                  metric: str | None = None, budget_s: float | None = None,
                  task_text: str | None = None, drop_columns: list[str] | None = None,
-                 families: list[str] | None = None) -> Asked:
-    """The table and what is asked of it, words read and drops applied; nothing written."""
+                 families: list[str] | None = None,
+                 excluded_families: list[str] | None = None) -> Asked:
+    """The table and what is asked of it, words read and drops applied; nothing written.
+    InputError when the person excluded every family the task has."""
     table = load_table(dataset, data, target)
-    asked = from_words(table, task_text, task, metric, budget_s, drop_columns, families)
+    asked = from_words(table, task_text, task, metric, budget_s, drop_columns, families,
+                       excluded_families)
+    check_families(asked.families, asked.excluded_families)
     if asked.drop_columns:
         frame = asked.table.frame
         missing = [c for c in asked.drop_columns if c not in frame.columns]

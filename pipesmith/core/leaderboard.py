@@ -21,6 +21,7 @@ from pipesmith.graph.state import RunState
 
 Source = Literal["candidate", "ensemble", "search", "plan", "registry"]
 PARAMS_CHARS = 120
+PERSON_EXCLUDED = "the person excluded it"  # the chat's "why not X?" answers by it
 
 
 class LeaderboardRow(BaseModel):
@@ -192,7 +193,9 @@ def _not_planned(inputs, n_rows: int, listed: set[str]) -> list[LeaderboardRow]:
     for family in FAMILIES:
         if family.task_type != inputs.task_type or family.name in listed:
             continue
-        if not installed(family):
+        if family.name in inputs.excluded_families:  # said first: it is the person's reason
+            why = PERSON_EXCLUDED
+        elif not installed(family):
             why = f"dependency: {family.requires} is not installed"
         elif family.backend not in planned_backends(inputs.backend, n_rows):
             why = f"{family.backend} models were not asked for (--backend {inputs.backend})"

@@ -20,7 +20,7 @@ def plan_only(*, dataset: str | None = None, data: str | Path | None = None,
     from pipesmith.agents.families.backends import check_backend
     from pipesmith.agents.planner.agent import Planner
     from pipesmith.agents.planner.profiler import profile_table
-    from pipesmith.core.inputs import new_run_id, read_request, resolve
+    from pipesmith.core.inputs import check_families_left, new_run_id, read_request, resolve
 
     settings = settings or Settings()
     check_backend(settings.backend)
@@ -31,10 +31,13 @@ def plan_only(*, dataset: str | None = None, data: str | Path | None = None,
                              settings.budget_s if asked.budget_s is None else asked.budget_s,
                              settings.seed if seed is None else seed,
                              settings.runs_dir / run_id, run_id, task_text)
-    inputs = inputs.model_copy(update={"families": asked.families})
+    inputs = inputs.model_copy(update={"families": asked.families,
+                                       "excluded_families": asked.excluded_families})
+    check_families_left(inputs, len(tables.dev))
     plan = Planner().plan(inputs, profile_table(tables.dev, inputs.target, inputs.task_type), [])
     return {"dataset": asked.table.source, "target": inputs.target,
             "target_from_words": asked.target_from_words,
             "target_guessed": asked.target_guessed, "task": inputs.task_type,
             "drop": asked.drop_columns, "metric": inputs.metric, "budget_s": inputs.budget_s,
-            "families": list(dict.fromkeys(c.family for c in plan.candidates))}
+            "families": list(dict.fromkeys(c.family for c in plan.candidates)),
+            "excluded_families": asked.excluded_families}

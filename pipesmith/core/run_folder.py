@@ -10,7 +10,7 @@ from pathlib import Path
 import structlog
 
 from pipesmith.agents.families.backends import check_backend
-from pipesmith.core.inputs import new_run_id, read_request, resolve
+from pipesmith.core.inputs import check_families_left, new_run_id, read_request, resolve
 from pipesmith.core.model_io import write_schema
 from pipesmith.errors import InputError
 from pipesmith.runtime import run_lock
@@ -86,7 +86,7 @@ def start_run(*, dataset: str | None = None, data: str | Path | None = None,
               out: str | Path | None = None, llm: str | None = None,
               task_text: str | None = None, drop_columns: list[str] | None = None,
               families: list[str] | None = None, settings: Settings | None = None,
-              deps=None):
+              deps=None, excluded_families: list[str] | None = None):
     """Check the request and write the run directory (the prepared table and run.json):
     (out, RunInputs, settings), ready for the graph. InputError before anything is written."""
     settings = settings or Settings()
@@ -102,7 +102,7 @@ def start_run(*, dataset: str | None = None, data: str | Path | None = None,
     check_backend(settings.backend)
     asked = read_request(dataset=dataset, data=data, target=target, task=task, metric=metric,
                          budget_s=budget_s, task_text=task_text, drop_columns=drop_columns,
-                         families=families)
+                         families=families, excluded_families=excluded_families)
     table, task, metric, budget_s = asked.table, asked.task, asked.metric, asked.budget_s
     drop_columns, families = asked.drop_columns, asked.families
     run_id = new_run_id(table.source)
@@ -113,8 +113,10 @@ def start_run(*, dataset: str | None = None, data: str | Path | None = None,
                               settings.seed if seed is None else seed, out, run_id, task_text)
     inputs = inputs.model_copy(update={
         "dropped_columns": list(drop_columns or []), "families": list(families or []),
+        "excluded_families": asked.excluded_families,
         "inferred": inputs.inferred + (["target"] if asked.target_from_words else [])
         + (["target_guessed"] if asked.target_guessed else [])})
+    check_families_left(inputs, len(tables.dev))
     sandbox_for(settings, deps)  # without bubblewrap: refused here, before anything is written
     make_dirs(out)
     with run_lock.held(out):  # another run given the same --out at the same moment stops here

@@ -1,4 +1,5 @@
-"""The plan a person approves (graph/approval.py plan_summary): the times it shows."""
+"""The plan a person approves (graph/approval.py): the times it shows, and edits applied to a
+real prepared run folder (apply_edits)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import pytest
 from pipesmith.agents.planner.profiler import profile_table
 from pipesmith.agents.prevalidator.resources import first_run_wall_s, wants_smoke
 from pipesmith.agents.schemas import CandidateSpec, Plan
-from pipesmith.graph.approval import plan_summary
+from pipesmith.core.inputs import prepare_inputs
+from pipesmith.errors import InputError
+from pipesmith.graph.approval import apply_edits, plan_summary
 from tests.conftest import make_inputs
 
 SPECS = [CandidateSpec(name=f, family=f, rationale="", params={})
@@ -47,3 +50,21 @@ def test_a_candidate_is_its_smoke_run_and_its_folds_two_at_a_time(digits_state):
     assert shown["predicted_wall_s"] == pytest.approx(warm, abs=0.05)
     slower = plan_summary(digits_state, cores=2, pace=2.0)["candidates"][1]
     assert slower["predicted_wall_s"] == pytest.approx(2 * warm, abs=0.1)
+
+
+def test_excluded_families_accumulate_and_re_plan(tmp_path):
+    inputs, _ = prepare_inputs(tmp_path / "run", dataset="iris")
+    once, goto = apply_edits(inputs, {"exclude_families": ["random_forest"]})
+    assert (once.excluded_families, goto) == (["random_forest"], "plan")
+    twice, _ = apply_edits(once, {"exclude_families": ["xgboost", "random_forest"]})
+    assert twice.excluded_families == ["random_forest", "xgboost"]
+
+
+@pytest.mark.parametrize("edits, words", [
+    ({"exclude_families": ["random_forrest"]}, "no model family named random_forrest"),
+    ({"families": ["knn"], "exclude_families": ["knn"]}, "every classification model family"),
+])
+def test_an_edit_that_leaves_nothing_or_names_no_family_is_refused(tmp_path, edits, words):
+    inputs, _ = prepare_inputs(tmp_path / "run", dataset="iris")
+    with pytest.raises(InputError, match=words):
+        apply_edits(inputs, edits)

@@ -155,3 +155,18 @@ def test_progress_says_what_the_search_did():
     plan = Plan(candidates=[], notes=["search: 4 trials, 1 winners"])
     assert describe("search", {"search": {"trials": 4, "seconds": 12.34}, "plan": plan}) == \
         "4 trials in 12.3s, 1 winners"
+
+
+def test_a_family_the_person_excluded_is_not_searched(iris, sandbox, tmp_path):
+    from pipesmith.agents.prevalidator.agent import Prevalidator
+    from pipesmith.agents.search.runner import run_search
+    from pipesmith.agents.search.space import default_plan
+
+    inputs, profile = iris
+    inputs = inputs.model_copy(update={"excluded_families": ["random_forest"]})
+    _, summary = run_search(
+        sandbox=sandbox, inputs=inputs, profile=profile, plan_families=[], past_runs=[],
+        coder=Coder(), prevalidator=Prevalidator(), deadline=time.monotonic() + 3,
+        folder=tmp_path / "search", warm=False,
+        plan=default_plan(["random_forest", "extra_trees"]))  # a plan that names it anyway
+    assert summary.get("families") == ["extra_trees"], summary

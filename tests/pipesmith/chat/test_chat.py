@@ -57,9 +57,10 @@ def test_scripted_conversation_then_a_second_process_recalls_it(tmp_path, custom
         "quit",
         "this line is never read",
     ])
-    done = pipesmith("chat", "--thread", "t1", "--runs", str(runs), "--kb", str(tmp_path / "kb"),
+    done = pipesmith("chat", "--runs", str(runs), "--kb", str(tmp_path / "kb"),
                      stdin=script + "\n", env=env)
     assert done.returncode == 0, done.stderr
+    thread = re.search(r"continue it later with --thread (\S+)", done.stderr).group(1)
     said = replies(done.stdout)
     assert len(said) == 9, done.stdout
     assert said[0].startswith(f"Plan for {customers}: classification of churn")
@@ -81,10 +82,10 @@ def test_scripted_conversation_then_a_second_process_recalls_it(tmp_path, custom
     assert f"written to {predictions}" in said[8]
     assert len(pd.read_csv(predictions)) == 240
 
-    again = pipesmith("chat", "--thread", "t1", "--runs", str(runs), "--kb", str(tmp_path / "kb"),
-                      stdin="which model won?\n", env=env)
+    again = pipesmith("chat", "--thread", thread, "--runs", str(runs), "--kb",
+                      str(tmp_path / "kb"), stdin="which model won?\n", env=env)
     assert again.returncode == 0, again.stderr
-    assert "continuing thread t1 (9 exchanges)" in again.stderr
+    assert f"continuing thread {thread} (9 exchanges)" in again.stderr
     assert replies(again.stdout) == [
         f"{report['final_candidate']} ({report['final_attempt']}) won with "
         f"{report['metric']} {report['score']:.4f}" + replies(again.stdout)[0].split(
@@ -178,7 +179,7 @@ def test_in_llm_mode_the_model_reads_the_request_and_answers_what_rules_do_not(
 
     reading = json.dumps({"data_path": str(customers), "target": "churn", "task_type": None,
                           "metric": None, "budget_s": 60, "drop_columns": ["seats", "nope"],
-                          "families": []})
+                          "families": [], "exclude_families": ["random_forest", "forests"]})
     script = [Reply(reading, expect="Columns of the named data file"), Reply(PLAN),
               Reply(REPAIRED), Reply("It beat the dummy baseline; fine for a first try.",
                                      expect="good enough for production")]
@@ -189,6 +190,7 @@ def test_in_llm_mode_the_model_reads_the_request_and_answers_what_rules_do_not(
             assert "monthly_charges" in server.requests[0]["messages"][-1]["content"]
             assert plan.startswith(f"Plan for {customers}: classification of churn")
             assert "Dropped columns: seats." in plan  # "nope" is not a column: left out
+            assert "Excluded at your request: random_forest." in plan  # "forests": no family
             done = chat.say("go")
             assert done.startswith("Done (succeeded)"), done
             said = chat.say("is this model good enough for production?")

@@ -7,6 +7,8 @@ import pytest
 from pipesmith.chat.task_text import is_approval, is_rejection, parse_edit, parse_request
 
 COLUMNS = ["customer_id", "seats", "tenure", "monthly charges", "churn", "price"]
+TREES = ["hist_gradient_boosting", "random_forest", "extra_trees", "lightgbm", "xgboost",
+         "catboost"]
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -19,8 +21,7 @@ COLUMNS = ["customer_id", "seats", "tenure", "monthly charges", "churn", "price"
      {"target": "churn", "metric": "roc_auc", "budget_s": 120.0, "drop_columns": ["seats"]}),
     ("classify the wine dataset", {"dataset": "wine", "task_type": "classification"}),
     ("predict price from shop.csv with only tree models",
-     {"target": "price", "families": ["hist_gradient_boosting", "random_forest",
-                                      "extra_trees"]}),
+     {"target": "price", "families": TREES}),
 ])
 def test_requests_are_read_into_fields(text, expected):
     asked = parse_request(text, COLUMNS).model_dump()
@@ -36,8 +37,7 @@ def test_a_target_that_is_not_a_column_is_not_guessed():
     ("use roc_auc", {"metric": "roc_auc"}),
     ("drop column seats", {"drop_columns": ["seats"]}),
     ("drop monthly charges and tenure", {"drop_columns": ["tenure", "monthly charges"]}),
-    ("only tree models", {"families": ["hist_gradient_boosting", "random_forest",
-                                       "extra_trees"]}),
+    ("only tree models", {"families": TREES}),
     ("it is a regression", {"task_type": "regression"}),
     ("predict price instead", {"target": "price"}),
 ])
@@ -88,3 +88,50 @@ def test_budgets_in_words_and_numbers(text, seconds):
 def test_a_negated_use_is_not_a_family_request():
     assert parse_request("predict churn, don't use linear models", COLUMNS).families == []
     assert parse_request("predict churn, use linear models", COLUMNS).families != []
+
+
+NEURAL = ["torch_mlp", "torch_mlp_wide", "keras_mlp", "keras_mlp_wide"]
+
+
+@pytest.mark.parametrize("text, excluded", [
+    ("no random forests please", ["random_forest"]),
+    ("exclude random_forest", ["random_forest"]),
+    ("don't use xgboost or catboost", ["catboost", "xgboost"]),
+    ("without neural networks", NEURAL),
+    ("skip linear models", ["logistic_regression", "ridge"]),
+    ("Do not use rf, xgb or knn", ["random_forest", "xgboost", "knn"]),
+    ("no neural nets and no svm", NEURAL + ["svc", "svr"]),
+    ("avoid logistic regression", ["logistic_regression"]),
+])
+def test_excluded_families_are_read_by_common_names(text, excluded):
+    edit = parse_edit(text, COLUMNS)
+    assert sorted(edit.exclude_families) == sorted(excluded)
+    assert edit.families == [] and not is_rejection(text)
+
+
+@pytest.mark.parametrize("text, families", [
+    ("only tree models", TREES),
+    ("just boosting", ["hist_gradient_boosting", "lightgbm", "xgboost", "catboost"]),
+    ("use xgboost only", ["xgboost"]),
+    ("now try it with only tree models and 40 seconds", TREES),
+    ("only boosting but not xgboost", ["hist_gradient_boosting", "lightgbm", "catboost"]),
+])
+def test_restrictions_are_read_less_what_is_excluded(text, families):
+    assert parse_edit(text, COLUMNS).families == families
+
+
+def test_a_family_and_columns_in_one_sentence_are_told_apart():
+    edit = parse_edit("no random forests please, and don't use seats or customer_id", COLUMNS)
+    assert edit.exclude_families == ["random_forest"]
+    assert edit.drop_columns == ["customer_id", "seats"]
+
+
+def test_strung_approvals_approve_and_a_bare_no_still_rejects():
+    assert is_approval("looks good, go") and is_approval("ok, go ahead")
+    assert not is_approval("looks good, but drop seats")
+    assert is_rejection("no") and is_rejection("nope, cancel it")
+
+
+def test_a_column_named_like_a_family_is_a_column():
+    edit = parse_edit("don't use the tree_age column, and no knn", ["tree_age", "churn"])
+    assert edit.drop_columns == ["tree_age"] and edit.exclude_families == ["knn"]

@@ -54,7 +54,8 @@ def test_explicit_options_win_and_the_target_line_is_only_for_guesses(churn_csv,
     plan = json.loads(done.stdout)
     assert plan["budget_s"] == 20 and plan["target_from_words"] is False
     assert plan["target_guessed"] is False
-    assert set(plan["families"]) <= {"hist_gradient_boosting", "random_forest", "extra_trees"}
+    assert set(plan["families"]) <= {"hist_gradient_boosting", "random_forest", "extra_trees",
+                                     "lightgbm", "xgboost", "catboost"}
     assert "target:" not in done.stderr
 
 
@@ -73,3 +74,21 @@ def test_a_target_the_words_only_hint_at_is_named_as_a_guess(churn_csv, tmp_path
     assert done.stderr.strip().splitlines() == [
         "target: monthly_charges (a guess from the task's words; --target COLUMN picks "
         "another)"]
+
+
+def test_excluded_families_are_shown_and_left_out(churn_csv, tmp_path):
+    done = plan_only("--data", str(churn_csv), "predict churn; no random forests, and don't "
+                     "use xgboost or logistic regression", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)
+    assert sorted(plan["excluded_families"]) == ["logistic_regression", "random_forest",
+                                                 "xgboost"]
+    assert plan["families"] and not set(plan["families"]) & set(plan["excluded_families"])
+    assert [p.name for p in tmp_path.iterdir()] == ["churn.csv"]
+
+
+def test_excluding_every_family_is_exit_2_and_one_line(churn_csv, tmp_path):
+    done = plan_only("--data", str(churn_csv), "predict churn without tree models, linear "
+                     "models, svm or knn", cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "every classification model family" in done.stderr

@@ -97,3 +97,14 @@ def test_a_candidate_that_costs_more_than_the_time_left_is_not_run_for_the_budge
                                      "that was left")
     assert not_run_reason(state(elapsed=1.0)) == "the run went on to the ensemble before " \
         "reaching it"
+
+
+def test_a_family_the_person_excluded_says_so():
+    excluded = state(elapsed=10.0)
+    excluded["inputs"] = excluded["inputs"].model_copy(
+        update={"excluded_families": ["hist_gradient_boosting"]})
+    rows = build_leaderboard(excluded, excluded["attempts"]["a1"],
+                             EnsembleOutcome(strategy="single"), None, not_run_reason(excluded))
+    row = next(r for r in rows if r.family == "hist_gradient_boosting")
+    assert (row.status, row.why_not_chosen) == ("not_planned",
+                                                "not planned: the person excluded it")
