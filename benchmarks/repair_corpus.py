@@ -72,7 +72,7 @@ def run_case(case, rounds: int, timeout_s: float, workdir: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="heldout",
-                        choices=["dev", "heldout", "fresh", "wild", "all"])
+                        choices=["dev", "heldout", "fresh", "wild", "wild2", "all"])
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--ids", default="", help="comma-separated case ids (default: all)")
     parser.add_argument("--run-timeout", type=float, default=60.0)
