@@ -1,11 +1,11 @@
 """The wild corpus as collected: each case fails, each reference fix reaches its floor.
 
-    python benchmarks/wild_corpus.py [--workers N] [--timeout 240] [--ids a,b]
+    python benchmarks/wild_corpus.py [--split wild|wild2] [--workers N] [--timeout 240] [--ids a,b]
 
-Every case of the `wild` split (evals/corpus/WILD.md) and its reference fix
-(evals/corpus/wild_reference/<id>.py) run as plain subprocesses on the case's generated
+Every case of the `wild` split (evals/corpus/WILD.md; `wild2`: WILD2.md) and its reference fix
+(evals/corpus/<split>_reference/<id>.py) run as plain subprocesses on the case's generated
 data. A case must fail as collected (exit status, or a score under its floor for a silent
-failure) with the error its thread describes (wild_reference/expected_errors.csv); its
+failure) with the error its thread describes (<split>_reference/expected_errors.csv); its
 reference must run and reach the floor. Prints one line per problem and the counts; exit
 1 when any. Cases whose library is not installed are left out, and counted.
 """
@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pipesmith.evals import repair_corpus
-from pipesmith.evals.repair_corpus import REFERENCE, expected_errors, runnable
+from pipesmith.evals.repair_corpus import WILD_SPLITS, expected_errors, reference, runnable
 
 
 def run_script(script: Path, case, workdir: Path, timeout_s: float):
@@ -56,19 +56,20 @@ def problems_of(cases, results, errors) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", default="wild", choices=WILD_SPLITS)
     parser.add_argument("--workers", type=int, default=max(2, min(8, os.cpu_count() or 2)))
     parser.add_argument("--timeout", type=float, default=240.0)
     parser.add_argument("--ids", default="")
     args = parser.parse_args()
     wanted = set(filter(None, args.ids.split(",")))
-    every = [c for c in repair_corpus.load("wild") if not wanted or c.id in wanted]
+    every = [c for c in repair_corpus.load(args.split) if not wanted or c.id in wanted]
     cases = [c for c in every if runnable(c)]
-    jobs = [(c, path) for c in cases for path in (c.file, REFERENCE / f"{c.id}.py")]
+    jobs = [(c, path) for c in cases for path in (c.file, reference(args.split) / f"{c.id}.py")]
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(args.workers) as pool:
         results = list(pool.map(
             lambda job: run_script(job[1], job[0], Path(scratch), args.timeout), jobs))
-    problems = problems_of(jobs, results, expected_errors())
+    problems = problems_of(jobs, results, expected_errors(args.split))
     for line in problems:
         print(line)  # noqa: T201
     print(f"{len(cases)} cases checked ({len(every) - len(cases)} left out: library not "  # noqa: T201

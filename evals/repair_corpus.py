@@ -22,6 +22,7 @@ import pandas as pd
 
 ROOT = Path(__file__).parent / "corpus"
 REFERENCE = ROOT / "wild_reference"  # the wild cases' fixes and expected errors (WILD.md)
+WILD_SPLITS = ("wild", "wild2")  # collected from public threads (WILD.md, WILD2.md)
 NEEDS = {"torch_": "torch", "keras_": "keras", "xgb_": "xgboost", "lgb_": "lightgbm",
          "catboost_": "catboost"}  # a wild case's library, by its id's prefix
 SCORE = re.compile(r"score=(-?[\d.]+(?:e-?\d+)?)")
@@ -36,7 +37,7 @@ class Case:
     task: str  # classification or regression
     expected: str  # taxonomy class.subclass of the first failure
     floor: float
-    split: str  # dev, heldout, fresh or wild
+    split: str  # dev, heldout, fresh, wild or wild2
     source: str
     note: str
 
@@ -163,9 +164,16 @@ def write_data(case: Case, folder: Path) -> Path:
     return path
 
 
-def expected_errors() -> dict[str, str]:
-    """Each wild case's error, as its thread quotes it (wild_reference/expected_errors.csv)."""
-    with (REFERENCE / "expected_errors.csv").open() as handle:
+def reference(split: str = "wild") -> Path:
+    """The folder of a wild split's reference fixes and expected errors (<split>_reference)."""
+    if split not in WILD_SPLITS:
+        raise ValueError(f"{split!r} is not a split collected from threads: {WILD_SPLITS}")
+    return ROOT / f"{split}_reference"
+
+
+def expected_errors(split: str = "wild") -> dict[str, str]:
+    """Each wild case's error, as its thread quotes it (<split>_reference/expected_errors.csv)."""
+    with (reference(split) / "expected_errors.csv").open() as handle:
         return {row["id"]: row["error"] for row in csv.DictReader(handle)}
 
 
