@@ -171,15 +171,19 @@ class Executor:
         scored here against the true labels: `score`, `baseline_score`, and `null_mean`,
         `null_sd`: the score of label-blind predictions. On the warm workers each child
         shuffles its fold's labels; a fold job's train.parquet holds the shuffled labels.
+        A table over permutation.MAX_ROWS rows is controlled on a seeded sample of that many.
         The predicted rows' labels never enter the sandbox."""
         from pipesmith.core import permutation
 
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "candidate.py").write_text(candidate.code)
         dev = pd.read_parquet(inputs.data_path)
+        sampled = len(dev) > permutation.MAX_ROWS
+        if sampled:  # the sample's own folds: the warm workers hold the run's
+            dev = sample(dev, inputs, permutation.MAX_ROWS)
         plan = referee.fold_plan(dev, inputs.target, inputs.task_type, inputs.cv_folds,
                                  inputs.seed)
-        warm = self.warm_workers(inputs) if len(plan) > 1 else None
+        warm = self.warm_workers(inputs) if len(plan) > 1 and not sampled else None
         folds = plan[:permutation.FOLDS if warm is not None else permutation.COLD_FOLDS]
         seeds = [permutation.fold_seed(inputs.seed, k) for k in range(len(folds))]
         jobs = [workdir / "folds" / str(n) for n in range(len(folds))]
