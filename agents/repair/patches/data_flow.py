@@ -12,6 +12,7 @@ from pipesmith.agents.repair.patches.editing import (
     find_calls,
     insert_after_imports,
     message_text,
+    quote,
     replace_nodes,
     wrap_returns,
 )
@@ -219,13 +220,17 @@ def _pipesmith_scores(model, X):
 
 def use_probabilities(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
     """A metric that needs scores was given `model.predict(X)`: give it the probabilities
-    (`_pipesmith_scores(model, X)`), and `multi_class="ovr"` to roc_auc_score."""
+    (`_pipesmith_scores(model, X)`), and `multi_class="ovr"` to roc_auc_score (also where
+    it was given a probability matrix already: "multi_class must be in ('ovo', 'ovr')")."""
+    message = message_text(diagnosis) if diagnosis else ""
     tree = ast.parse(code)
     edits = []
     for call in [c for name in PROBABILITY_METRICS for c in find_calls(tree, name)]:
         predicts = [a for a in call.args if isinstance(a, ast.Call)
                     and isinstance(a.func, ast.Attribute) and a.func.attr == "predict"]
-        if not predicts:
+        needs_ovr = callee_name(call) == "roc_auc_score" and "multi_class" in message and \
+            not any(kw.arg == "multi_class" for kw in call.keywords)
+        if not (predicts or needs_ovr):
             continue
         args = []
         for arg in call.args:
@@ -238,12 +243,13 @@ def use_probabilities(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> st
         args += [ast.get_source_segment(code, kw) for kw in call.keywords]
         if callee_name(call) == "roc_auc_score" and \
                 not any(kw.arg == "multi_class" for kw in call.keywords):
-            args.append('multi_class="ovr"')
+            q = quote(code, tree, call)
+            args.append(f"multi_class={q}ovr{q}")
         edits.append((call, f"{ast.get_source_segment(code, call.func)}({', '.join(args)})"))
     if not edits:
         return None
     code = replace_nodes(code, edits)
-    if "def _pipesmith_scores(" not in code:
+    if "_pipesmith_scores(" in code and "def _pipesmith_scores(" not in code:
         code = insert_after_imports(code, _SCORES_HELPER)
     return code
 

@@ -215,3 +215,16 @@ def edit_keyword(code: str, tree: ast.Module, callee: str | None, keyword: str,
     return replace_nodes(code, edits) if edits else None
 
 
+
+
+def quote(code: str, tree: ast.Module, node: ast.AST) -> str:
+    """The quote for a string literal written at `node`: inside an f-string (`print(f"...
+    {f1_score(y, p)}")`), the one the f-string does not use (Python before 3.12 cannot
+    reuse it); else a double quote."""
+    for outer in ast.walk(tree):
+        if isinstance(outer, ast.JoinedStr) and outer is not node and any(
+                inner is node for inner in ast.walk(outer)):
+            start, _ = offsets(code, outer)
+            opening = code[start:start + 4].lstrip("fFrRbBuU")[:1]
+            return "'" if opening == '"' else '"'
+    return '"'
