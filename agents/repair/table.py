@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pipesmith.agents.repair.patches import (
+    advice,
     api_drift,
     cleaning,
     coercions,
@@ -82,9 +83,15 @@ RULES: tuple[Rule, ...] = (
     R("api.unexpected_keyword", "fix_keyword", api_drift.fix_keyword,
       r"unexpected keyword argument|not recognized|Unrecognized keyword",
       caveat=api_drift.dropped_keywords),
+    R("api.incompatible_parameters", "follow_advice", advice.follow_advice,
+      r"\bset \w+="),
     R("api.incompatible_parameters", "compatible_parameters",
       constraints.compatible_parameters, caveat=constraints.changed_values),
     R("api.invalid_parameter", "migrate_api", migrations.migrate_api, source=MIGRATIONS),
+    R("api.invalid_parameter", "prefix_step_parameters", advice.prefix_step_parameters,
+      r"Invalid parameter '?\w+'? for estimator"),
+    R("api.invalid_parameter", "copy_if_needed", advice.copy_if_needed,
+      r"Unable to avoid copy"),
     R("api.invalid_parameter", "fix_parameter_value", api_drift.fix_parameter_value),
     R("api.removed_attribute", "migrate_api", migrations.migrate_api, source=MIGRATIONS),
     R("api.removed_attribute", "replace_attribute", api_drift.replace_attribute,
@@ -108,6 +115,8 @@ RULES: tuple[Rule, ...] = (
     R("data_flow.nan_input", "clean_inputs", cleaning.clean_inputs),
     R("data_flow.feature_names", "sanitize_feature_names",
       feature_names.sanitize_feature_names),
+    R("data_flow.label_encoding", "positive_label", advice.positive_label_from_classes,
+      r"pos_label=\S+ is not a valid label"),
     R("data_flow.label_encoding", "encode_labels", data_flow.encode_labels,
       r"Invalid classes inferred from unique values"),
     R("data_flow.dtype", "densify", data_flow.densify, r"[Ss]parse (data|matrix) was passed"),
