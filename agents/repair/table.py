@@ -33,6 +33,7 @@ from pipesmith.agents.repair.patches import (
     numerical,
     resources,
     structure,
+    torch_loops,
 )
 from pipesmith.agents.repair.patches.editing import RepairContext, message_text
 from pipesmith.agents.schemas import Diagnosis
@@ -119,6 +120,8 @@ RULES: tuple[Rule, ...] = (
       r"pos_label=\S+ is not a valid label"),
     R("data_flow.label_encoding", "encode_labels", data_flow.encode_labels,
       r"Invalid classes inferred from unique values"),
+    R("data_flow.dtype", "numeric_tensor_input", torch_loops.numeric_tensor_input,
+      r"numpy\.object_"),
     R("data_flow.dtype", "densify", data_flow.densify, r"[Ss]parse (data|matrix) was passed"),
     R("data_flow.dtype", "encode_categoricals", data_flow.encode_categoricals),
     R("data_flow.dtype", "clean_inputs", cleaning.clean_inputs),
@@ -132,7 +135,11 @@ RULES: tuple[Rule, ...] = (
     R("neural.detached", "detach_tensor", coercions.detach_tensor),
     R("neural.device", "use_cpu", coercions.use_cpu),
     R("neural.input_width", "infer_input_width", numerical.infer_input_width),
+    R("neural.loss_target_mismatch", "targets_from_zero", torch_loops.targets_from_zero,
+      r"Target \d+ is out of bounds"),
     R("neural.loss_target_mismatch", "fix_loss", numerical.fix_loss),
+    R("neural.autograd", "forward_in_loop", torch_loops.forward_in_loop,
+      r"backward through the graph a second time"),
     R("numerical.divergence", "lower_learning_rate", numerical.lower_learning_rate),
     R("numerical.divergence", "clip_gradients", numerical.clip_gradients),
     R("numerical.divergence", "scale_features", numerical.scale_features),
