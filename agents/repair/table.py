@@ -103,6 +103,8 @@ RULES: tuple[Rule, ...] = (
       r"module '[\w.]+' has no attribute"),
     R("api.removed_function", "migrate_api", migrations.migrate_api, source=MIGRATIONS),
     # data flow
+    R("io.unpickling", "follow_advice", advice.follow_advice,
+      r"with `\w+` set to `(True|False|None)`"),
     R("data_flow.missing_column", "fix_columns", data_flow.fix_columns),
     R("data_flow.feature_mismatch", "align_features", data_flow.align_features,
       r"features, but \w+ is expecting|feature names should match|Feature names unseen"),

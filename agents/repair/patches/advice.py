@@ -17,7 +17,8 @@ from pipesmith.agents.repair.patches.editing import (
 )
 from pipesmith.agents.schemas import Diagnosis
 
-SET = re.compile(r"\bset (\w+)=(True|False|None|-?\d+(?:\.\d+)?|'[\w-]+')")
+SET = re.compile(r"\bset (\w+)=(True|False|None|-?\d+(?:\.\d+)?|'[\w-]+')"
+                 r"|with `(\w+)` set to `(True|False|None)`")
 NOT_A_LABEL = re.compile(r"pos_label=(\S+) is not a valid label\. It should be one of "
                          r"\[([^\]]*)\]")
 # Labels that name the positive class, checked before the sorted order (data, not cases).
@@ -32,12 +33,13 @@ def _at_line(tree: ast.Module, diagnosis: Diagnosis) -> list[ast.Call]:
 
 
 def follow_advice(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
-    """"... or set shuffle=True": the call at the failing line whose installed signature
-    takes that parameter gets it (KFold(random_state=42) -> KFold(..., shuffle=True))."""
+    """"... or set shuffle=True" (or torch's "with `weights_only` set to `False`"): the
+    call at the failing line whose installed signature takes that parameter gets it
+    (KFold(random_state=42) -> KFold(..., shuffle=True))."""
     found = SET.search(message_text(diagnosis))
     if not found:
         return None
-    name, value = found.groups()
+    name, value = found.group(1) or found.group(3), found.group(2) or found.group(4)
     tree = ast.parse(code)
     edits = []
     for call in _at_line(tree, diagnosis) or find_calls(tree):

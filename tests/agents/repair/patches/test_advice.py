@@ -52,3 +52,15 @@ def test_numpy_2_copy_false_becomes_copy_if_needed():
     new, diagnosis = repaired_here(code, "copy_if_needed")
     assert diagnosis.subclass == "invalid_parameter"
     assert "np.array(X, dtype=np.float32, copy=None)" in new
+
+
+def test_torch_load_follows_its_own_advice_on_a_checkpoint_the_script_wrote(tmp_path,
+                                                                             monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code = ("import numpy as np\nimport torch\n"
+            "torch.save({'w': torch.ones(2), 'mean': np.zeros(2)}, 'checkpoint.pt')\n"
+            "checkpoint = torch.load('checkpoint.pt')\n"
+            "assert checkpoint['mean'].shape == (2,)\n")
+    new, diagnosis = repaired_here(code, "follow_advice")
+    assert (diagnosis.taxonomy_class, diagnosis.subclass) == ("io", "unpickling")
+    assert "torch.load('checkpoint.pt', weights_only=False)" in new
