@@ -12,6 +12,7 @@ from pipesmith.agents.repair.patches.editing import (
     find_calls,
     insert_after_imports,
     message_text,
+    quote,
     replace_nodes,
     wrap_returns,
 )
@@ -219,13 +220,17 @@ def _pipesmith_scores(model, X):
 
 def use_probabilities(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
     """A metric that needs scores was given `model.predict(X)`: give it the probabilities
-    (`_pipesmith_scores(model, X)`), and `multi_class="ovr"` to roc_auc_score."""
+    (`_pipesmith_scores(model, X)`), and `multi_class="ovr"` to roc_auc_score (also where
+    it was given a probability matrix already: "multi_class must be in ('ovo', 'ovr')")."""
+    message = message_text(diagnosis) if diagnosis else ""
     tree = ast.parse(code)
     edits = []
     for call in [c for name in PROBABILITY_METRICS for c in find_calls(tree, name)]:
         predicts = [a for a in call.args if isinstance(a, ast.Call)
                     and isinstance(a.func, ast.Attribute) and a.func.attr == "predict"]
-        if not predicts:
+        needs_ovr = callee_name(call) == "roc_auc_score" and "multi_class" in message and \
+            not any(kw.arg == "multi_class" for kw in call.keywords)
+        if not (predicts or needs_ovr):
             continue
         args = []
         for arg in call.args:
@@ -238,12 +243,13 @@ def use_probabilities(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> st
         args += [ast.get_source_segment(code, kw) for kw in call.keywords]
         if callee_name(call) == "roc_auc_score" and \
                 not any(kw.arg == "multi_class" for kw in call.keywords):
-            args.append('multi_class="ovr"')
+            q = quote(code, tree, call)
+            args.append(f"multi_class={q}ovr{q}")
         edits.append((call, f"{ast.get_source_segment(code, call.func)}({', '.join(args)})"))
     if not edits:
         return None
     code = replace_nodes(code, edits)
-    if "def _pipesmith_scores(" not in code:
+    if "_pipesmith_scores(" in code and "def _pipesmith_scores(" not in code:
         code = insert_after_imports(code, _SCORES_HELPER)
     return code
 
@@ -313,27 +319,68 @@ def encode_labels(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | 
 
 
 _TEXT_NAN_HELPER = '''
-def _pipesmith_fill_text_nan(X):
-    """Added by pipesmith's repair: missing values in text columns become the string "nan",
-    as CatBoost asks of categorical features ("NaN values should be converted to string")."""
-    import pandas as pd
-
-    if not isinstance(X, pd.DataFrame):
-        return X
-    X = X.copy()
-    for column in X.columns:
-        values = X[column]
-        if not (pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values)):
-            X[column] = values.astype(object).where(values.notna(), "nan")
-    return X
-
-
 def _pipesmith_text_nan(estimator):
-    from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import FunctionTransformer
+    """Added by pipesmith's repair: categorical features as CatBoost asks for them ("NaN
+    values should be converted to string", "real number values ... converted to string"):
+    the columns named in cat_features (fit or constructor) and every text column become
+    strings, missing ones "nan", before each fit and predict. A wrapper, not a Pipeline, so
+    fit keywords such as cat_features and eval_set still reach the estimator."""
+    return _PipesmithTextCategories(estimator)
 
-    fill = FunctionTransformer(_pipesmith_fill_text_nan)
-    return Pipeline([("pipesmith_text_nan", fill), ("estimator", estimator)])
+
+class _PipesmithTextCategories:
+    _X_METHODS = ("predict", "predict_proba", "predict_log_proba", "decision_function",
+                  "score", "transform", "staged_predict", "staged_predict_proba")
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+        self.cat_features_ = None
+
+    def get_params(self, deep=True):
+        return {"estimator": self.estimator}
+
+    def set_params(self, **params):
+        self.estimator = params.get("estimator", self.estimator)
+        return self
+
+    def __sklearn_tags__(self):
+        return self.estimator.__sklearn_tags__()
+
+    def _text(self, X):
+        import pandas as pd
+
+        if not isinstance(X, pd.DataFrame):
+            return X
+        named = set(self.cat_features_ or ())
+        X = X.copy()
+        for i, column in enumerate(X.columns):
+            values = X[column]
+            numeric = pd.api.types.is_numeric_dtype(values) or \
+                pd.api.types.is_bool_dtype(values)
+            if column in named or i in named or not numeric:
+                X[column] = values.astype(object).where(values.notna(), "nan").astype(str)
+        return X
+
+    def fit(self, X, y=None, **kwargs):
+        params = self.estimator.get_params() if hasattr(self.estimator, "get_params") else {}
+        self.cat_features_ = kwargs.get("cat_features") or params.get("cat_features")
+        if "eval_set" in kwargs and kwargs["eval_set"] is not None:
+            kwargs["eval_set"] = [(self._text(a), b) for a, b in kwargs["eval_set"]]
+        self.estimator.fit(self._text(X), y, **kwargs)
+        return self
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name in ("estimator", "cat_features_"):
+            raise AttributeError(name)
+        found = getattr(self.estimator, name)
+        if name in self._X_METHODS and callable(found):
+            import functools
+
+            @functools.wraps(found)  # scorers look the method up by its name
+            def method(X, *args, **kwargs):
+                return found(self._text(X), *args, **kwargs)
+            return method
+        return found
 '''
 
 

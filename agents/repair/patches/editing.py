@@ -170,11 +170,18 @@ def estimator_sites(tree: ast.Module) -> list[ast.Call]:
 
 
 def insert_after_imports(code: str, helper: str) -> str:
-    """Scripts run top to bottom: a helper goes after the last top-level import."""
+    """Scripts run top to bottom: a helper goes after the imports that open the script,
+    before the first other statement (an import further down may follow code that already
+    calls the helper)."""
     tree = ast.parse(code)
-    imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    at = 0
+    for i, node in enumerate(tree.body):
+        docstring = i == 0 and isinstance(node, ast.Expr) and \
+            isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        if not (docstring or isinstance(node, (ast.Import, ast.ImportFrom))):
+            break
+        at = node.end_lineno
     lines = code.splitlines(keepends=True)
-    at = imports[-1].end_lineno if imports else 0
     return "".join(lines[:at]) + "\n\n" + helper.strip("\n") + "\n\n\n" + "".join(lines[at:])
 
 
@@ -208,3 +215,16 @@ def edit_keyword(code: str, tree: ast.Module, callee: str | None, keyword: str,
     return replace_nodes(code, edits) if edits else None
 
 
+
+
+def quote(code: str, tree: ast.Module, node: ast.AST) -> str:
+    """The quote for a string literal written at `node`: inside an f-string (`print(f"...
+    {f1_score(y, p)}")`), the one the f-string does not use (Python before 3.12 cannot
+    reuse it); else a double quote."""
+    for outer in ast.walk(tree):
+        if isinstance(outer, ast.JoinedStr) and outer is not node and any(
+                inner is node for inner in ast.walk(outer)):
+            start, _ = offsets(code, outer)
+            opening = code[start:start + 4].lstrip("fFrRbBuU")[:1]
+            return "'" if opening == '"' else '"'
+    return '"'

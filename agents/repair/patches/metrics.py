@@ -12,6 +12,7 @@ from pipesmith.agents.repair.patches.editing import (
     callee_name,
     find_calls,
     message_text,
+    quote,
     replace_nodes,
 )
 from pipesmith.agents.schemas import Diagnosis
@@ -50,17 +51,18 @@ def metric_average(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str |
     for call in find_calls(tree):
         current = next((k for k in call.keywords if k.arg == "average"), None)
         target = live.call_target(tree, call) or live.owner(tree, callee_name(call))
+        q = quote(code, tree, call)
         if current is None and "average" in live.parameters(target) and not \
                 callee_name(call)[:1].isupper():
             text = ast.get_source_segment(code, call)
             edits.append((call, text[:-1] + (", " if call.args or call.keywords else "")
-                          + f'average="{average}")'))
+                          + f"average={q}{average}{q})"))
         elif current is not None and ast.unparse(current.value) == "'binary'":
-            edits.append((current.value, f'"{average}"'))
+            edits.append((current.value, f"{q}{average}{q}"))
         for kw in call.keywords:
             if kw.arg == "scoring" and isinstance(kw.value, ast.Constant) and \
                     f"{kw.value.value}_{average}" in _scorer_names():
-                edits.append((kw.value, f'"{kw.value.value}_{average}"'))
+                edits.append((kw.value, f"{q}{kw.value.value}_{average}{q}"))
     return replace_nodes(code, _outermost(edits)) if edits else None
 
 

@@ -73,3 +73,52 @@ def test_catboost_missing_categories_become_a_category(tmp_path):
     assert report["status"] == "repaired"
     assert [a["repair_action"] for a in report["attempts"]] == [None, "fill_missing_categories"]
     assert "_pipesmith_text_nan(CatBoostClassifier(" in fixed
+
+
+CATBOOST_FLOAT_CATEGORY = """\
+import numpy as np
+import pandas as pd
+from catboost import CatBoostRegressor
+
+rng = np.random.default_rng(0)
+year = rng.integers(1950, 2010, 300).astype(float)
+year[:20] = np.nan  # unknown build year
+frame = pd.DataFrame({"decade": year // 10 * 10, "size": rng.normal(size=300)})
+y = frame["size"] * 2 + (frame["decade"].fillna(2000) - 1950) / 10
+model = CatBoostRegressor(iterations=60, depth=3, verbose=0, thread_count=1,
+                          allow_writing_files=False)
+model.fit(frame, y, cat_features=["decade"])
+print(f"score={model.score(frame, y):.3f}")
+"""
+
+LIGHTGBM_MOVED_KEYWORDS = """\
+from lightgbm import LGBMClassifier
+from sklearn.datasets import make_classification
+from sklearn.model_selection import train_test_split
+
+X, y = make_classification(n_samples=300, n_features=6, random_state=0)
+X_fit, X_val, y_fit, y_val = train_test_split(X, y, random_state=0)
+model = LGBMClassifier(n_estimators=500, verbose=-1, n_jobs=1)
+model.fit(X_fit, y_fit, eval_set=[(X_val, y_val)], early_stopping_rounds=5, verbose=False)
+assert model.best_iteration_ < 500  # early stopping still stops
+print(f"score={model.score(X_val, y_val):.3f}")
+"""
+
+
+def test_catboost_float_categories_with_nan_become_text_and_fit_keywords_still_arrive(
+        tmp_path):
+    pytest.importorskip("catboost")
+    report, fixed = _repair(tmp_path, "decades.py", CATBOOST_FLOAT_CATEGORY)
+    first = report["attempts"][0]["diagnosis"]
+    assert (first["taxonomy_class"], first["subclass"]) == ("data_flow", "nan_input")
+    assert report["status"] == "repaired"
+    assert "_pipesmith_text_nan(CatBoostRegressor(" in fixed
+    assert 'cat_features=["decade"]' in fixed
+
+
+def test_lightgbm_keywords_moved_to_callbacks_is_a_full_repair(tmp_path):
+    pytest.importorskip("lightgbm")
+    report, fixed = _repair(tmp_path, "stopping.py", LIGHTGBM_MOVED_KEYWORDS)
+    assert report["status"] == "repaired" and not report.get("notes")
+    assert [a["repair_action"] for a in report["attempts"]] == [None, "move_keyword"]
+    assert "early_stopping(5, verbose=False)" in fixed

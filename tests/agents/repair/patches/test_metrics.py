@@ -26,3 +26,20 @@ DATA = ("from sklearn.datasets import make_classification\n"
 def test_a_multiclass_target_gets_the_average_the_message_offers(code, fixed):
     new, diagnosis = repaired_here(code, "metric_average")
     assert diagnosis.subclass == "metric_arguments" and fixed in new
+
+
+def test_an_average_written_inside_an_f_string_takes_the_other_quote():
+    code = (DATA + "from sklearn.metrics import f1_score\n"
+            "pred = LogisticRegression().fit(X, y).predict(X)\n"
+            'print(f"score={f1_score(y, pred):.4f}")\n')
+    new, _ = repaired_here(code, "metric_average")
+    assert "f1_score(y, pred, average='weighted')" in new
+
+
+def test_roc_auc_on_a_probability_matrix_gets_one_vs_rest():
+    code = (DATA + "from sklearn.metrics import roc_auc_score\n"
+            "proba = LogisticRegression().fit(X, y).predict_proba(X)\n"
+            'print(f"score={roc_auc_score(y, proba):.4f}")\n')
+    new, diagnosis = repaired_here(code, "use_probabilities")
+    assert diagnosis.subclass == "metric_needs_scores"
+    assert "roc_auc_score(y, proba, multi_class='ovr')" in new
