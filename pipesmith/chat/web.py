@@ -102,7 +102,10 @@ def thread_view(conversation, settings: Settings) -> dict:
                               "score": a.score, "wall_s": a.wall_s} for a in report.attempts],
                 "files": {k: f"/files/{run_id}/{v}" for k, v in report.files.items()
                           if not v.endswith("/")},
-                "downloads": downloads(Path(runs[-1]), report.files)}
+                "downloads": downloads(Path(runs[-1]), report.files),
+                "plots": [{"src": f"/files/{run_id}/{plot.file}", "shows": plot.shows}
+                          for plot in report.plots
+                          if (Path(runs[-1]) / plot.file).is_file()]}
     return {"thread_id": conversation.thread_id, "messages": state.get("messages") or [],
             "plan": state.get("plan") if state.get("active") else None, "last_run": last}
 

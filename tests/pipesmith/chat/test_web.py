@@ -164,6 +164,12 @@ def test_request_approve_result_and_follow_up_in_the_browser(server, browser, tm
                   "left of 45s", "Fitting the chosen model", "The report is ready"):
         assert words in progress, (words, progress)
     assert "execute" not in progress and "prevalidate" not in progress  # no node names
+    # the report's plots on the page, loaded (a broken image has no natural width)
+    images = browser.find_elements(By.CSS_SELECTOR, "#plots img")
+    shown = {Path(i.get_attribute("src")).name for i in images}
+    assert shown == {p["file"] for p in report["plots"]} and "confusion_matrix.png" in shown
+    WebDriverWait(browser, 30).until(lambda d: all(d.execute_script(
+        "return arguments[0].complete && arguments[0].naturalWidth > 0", i) for i in images))
 
     send(browser, f"predict on {saved}")
     assert last_reply(browser, 6).startswith(f"Predicted {len(flowers)} rows")
