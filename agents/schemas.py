@@ -320,9 +320,9 @@ class SegmentError(Frozen):
     `column` is `segment` (a category, or a quartile range of a number), scored by the
     referee from the refit's checked predictions and the labels it holds."""
 
-    column: str
-    segment: str  # the category ("(missing)" for none), or a quartile's range "(a, b]"
-    kind: Literal["category", "quartile"]
+    column: str  # an input column, or the target for its classes
+    segment: str  # the category ("(missing)" for none), a quartile's range "(a, b]", a class
+    kind: Literal["category", "quartile", "class"]  # class: the rows of one true class
     rows: int
     error: float  # the share of wrong labels (classification) or mean absolute error
     score: float | None = None  # the run's metric on these rows; None where it is undefined

@@ -163,7 +163,8 @@ def mistakes(report: Report, match: re.Match) -> str:
 
     def one(s) -> str:
         error = f"{100 * s.error:.0f}% wrong" if measure == "wrong" else f"{measure} {s.error:.4g}"
-        return f"{s.column} = {s.segment} ({s.rows} rows, {error})"
+        where = f"true class {s.segment}" if s.kind == "class" else f"{s.column} = {s.segment}"
+        return f"{where} ({s.rows} rows, {error})"
 
     return (f"On the untouched test part, {report.final_candidate} does worst on "
             + "; ".join(one(s) for s in worst)

@@ -34,6 +34,12 @@ def segment_lines(report: Report) -> list[str]:
     worst = report.worst_segments
     if report.segments and not worst:
         lines += ["", "No segment large enough is worse than the whole test part."]
+    classes = [s for s in report.segments if s.kind == "class"]
+    if classes:  # every class, worst or not: a per-class error table
+        lines += ["", "Per true class (error = 1 - recall):", "",
+                  f"| class | rows | error | {report.metric} |", "|---|---|---|---|",
+                  *[f"| {_cell(s.segment)} | {s.rows} | {s.error:.4f} | "
+                    f"{'-' if s.score is None else f'{s.score:.4f}'} |" for s in classes]]
     if worst:
         lines += ["", f"| column | segment | rows | error | {report.metric} |",
                   "|---|---|---|---|---|",

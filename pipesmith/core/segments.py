@@ -7,7 +7,8 @@ categories) and each segment gets its row count, its error (the share of wrong l
 classification, the mean absolute error for regression: defined on any non-empty segment)
 and the run's metric where the segment allows it (ROC AUC needs both classes). The worst
 segments are those of at least MIN_ROWS rows whose error is above the whole test part's,
-largest first: where the model makes its mistakes. Clustering has no labels: skipped.
+largest first: where the model makes its mistakes. A classification also gets one segment
+per true class (its error is 1 - the class's recall). Clustering has no labels: skipped.
 """
 
 from __future__ import annotations
@@ -54,13 +55,32 @@ def segment_errors(test: pd.DataFrame, inputs: RunInputs, checked: dict
                 column=str(column), segment=segment, kind=kind, rows=int(mask.sum()),
                 error=round(float(wrong[mask].mean()), 6),
                 score=_metric(inputs.metric, y[mask], checked, mask)))
+    classes = _per_class(y, wrong, inputs, checked) if inputs.task_type == "classification" \
+        else []
+    out += classes
     measure = "share of wrong labels" if inputs.task_type == "classification" else \
         "mean absolute error"
     left = f"; not segmented (ID-like or unsupported): {', '.join(map(str, skipped))}" \
         if skipped else ""
-    return out, (f"{len(columns) - len(skipped)} columns on {len(test)} test rows; error = "
+    per_class = f"; and per true class ({len(classes)}: error = 1 - recall)" if classes else ""
+    return out, (f"{len(columns) - len(skipped)} columns{per_class} on {len(test)} test rows; "
+                 "error = "
                  f"{measure} (overall {float(wrong.mean()):.4f}); worst segments have at least "
                  f"{MIN_ROWS} rows{left}")
+
+
+def _per_class(y: np.ndarray, wrong: np.ndarray, inputs: RunInputs, checked: dict
+               ) -> list[SegmentError]:
+    """One segment per true class of the test part (kind "class", column: the target): the
+    share of its rows predicted wrong, which is 1 - the class's recall."""
+    out = []
+    for value in referee.true_classes(y):
+        mask = y == value
+        out.append(SegmentError(
+            column=str(inputs.target), segment=str(value), kind="class", rows=int(mask.sum()),
+            error=round(float(wrong[mask].mean()), 6),
+            score=_metric(inputs.metric, y[mask], checked, mask)))
+    return out
 
 
 def overall_error(segments: list[SegmentError]) -> float | None:

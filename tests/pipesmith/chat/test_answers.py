@@ -78,15 +78,18 @@ def test_the_baseline_comparison(explained_run):
 @pytest.mark.slow  # the shared real run (tests/pipesmith/conftest.py)
 def test_where_it_makes_mistakes_names_the_worst_segments(explained_run):
     report, out = explained_run
-    # every input column cut into quartiles of the test part, each row counted once
-    assert {s.column for s in report.segments} == {"signal", "weak", "noise"}
-    for column in ("signal", "weak", "noise"):
+    # every input column cut into quartiles of the test part, and the true classes (the
+    # target, "label"), each row counted once
+    assert {s.column for s in report.segments} == {"signal", "weak", "noise", "label"}
+    assert {s.kind for s in report.segments if s.column == "label"} == {"class"}
+    for column in ("signal", "weak", "noise", "label"):
         assert sum(s.rows for s in report.segments if s.column == column) == \
             report.refit.n_test
-    worst = report.worst_segments[0]
+    worst = next(s for s in report.worst_segments if s.kind != "class")
     for question in ("where does it make mistakes?", "which customers does it get wrong?",
                      "show me the worst segments", "where does the model struggle?"):
         reply = ask(out, question)
         assert reply != HELP and f"{worst.column} = {worst.segment} ({worst.rows} rows" in reply
     md = (out / "report.md").read_text()
     assert "## Errors by segment" in md and f"| {worst.column} | {worst.segment} |" in md
+    assert "Per true class (error = 1 - recall)" in md

@@ -31,8 +31,12 @@ def test_each_category_and_quartile_gets_its_rows_error_and_metric():
         ("age", "(2.75, 4.5]", "quartile", 2, 0.0, 1.0),
         ("age", "(4.5, 6.25]", "quartile", 2, 0.5, 0.5),
         ("age", "(6.25, 8]", "quartile", 2, 0.5, 0.5),
+        # per true class: the share of its rows predicted wrong (1 - recall)
+        ("y", "p", "class", 4, 0.5, 0.5),
+        ("y", "q", "class", 4, 0.0, 1.0),
     ]
     # one customer per row is an ID: no segments, and the note says so
+    assert "per true class (2: error = 1 - recall)" in note
     assert "overall 0.2500" in note and "not segmented (ID-like or unsupported): customer_id" \
         in note
 
@@ -40,9 +44,9 @@ def test_each_category_and_quartile_gets_its_rows_error_and_metric():
 def test_worst_segments_are_worse_than_the_whole_and_large_enough():
     segments, _ = segment_errors(TEST, inputs(), {"pred": PRED})
     worst = worst_segments(segments, min_rows=3)
-    assert [(s.column, s.segment) for s in worst] == [("city", "B")]  # the quartiles are small
+    assert [(s.column, s.segment) for s in worst] == [("city", "B"), ("y", "p")]  # quartiles
     assert [(s.column, s.segment) for s in worst_segments(segments, min_rows=2)] == [
-        ("city", "B"), ("age", "(4.5, 6.25]"), ("age", "(6.25, 8]")]
+        ("city", "B"), ("y", "p"), ("age", "(4.5, 6.25]"), ("age", "(6.25, 8]")]
     assert worst_segments(segments) == []  # the default minimum, 20 rows
 
 
@@ -62,8 +66,8 @@ def test_a_metric_undefined_on_a_segment_is_none_not_a_failure():
                "proba": np.array([[0.9, 0.1], [0.4, 0.6], [0.2, 0.8], [0.1, 0.9]]),
                "classes": np.array(["p", "q"])}
     segments, _ = segment_errors(test, inputs(metric="roc_auc"), checked)
-    assert [(s.segment, s.error, s.score) for s in segments] == [("A", 0.5, None),
-                                                                 ("B", 0.0, None)]
+    assert [(s.segment, s.error, s.score) for s in segments] == [
+        ("A", 0.5, None), ("B", 0.0, None), ("p", 0.5, None), ("q", 0.0, None)]
 
 
 def test_few_distinct_numbers_are_categories_and_clustering_is_skipped():
