@@ -75,3 +75,17 @@ def test_few_distinct_numbers_are_categories_and_clustering_is_skipped():
     assert kind == "category" and sorted(set(labels)) == ["0", "1"]
     assert segment_errors(TEST, inputs("clustering", "silhouette"), {"pred": PRED}) == (
         [], "skipped: clustering has no labels to count errors against")
+
+
+def test_a_large_test_part_is_segmented_on_a_seeded_sample(monkeypatch):
+    from pipesmith.core import segments
+
+    monkeypatch.setattr(segments, "MAX_ROWS", 6)
+    sampled, note = segment_errors(TEST, inputs(), {"pred": PRED})
+    assert "on 6 test rows (a seeded sample)" in note
+    assert sum(s.rows for s in sampled if s.column == "city") == 6
+    again, _ = segment_errors(TEST, inputs(), {"pred": PRED})
+    assert again == sampled  # the same rows each time (the run's seed)
+    # each sampled row keeps its own prediction: city A's rows are all right, whichever
+    by = {(s.column, s.segment): s for s in sampled}
+    assert by[("city", "A")].error == 0.0 and by[("city", "B")].error > 0.0
