@@ -54,7 +54,10 @@ def permutation_importance(workdir: Path, test: pd.DataFrame, inputs: RunInputs,
         return [], "skipped: clustering has no labels to score a shuffled column against"
     stopped = str((job_note or {}).get("stopped") or "")[:160]
     features = [c for c in test.columns if c != inputs.target]
-    n_classes = len(referee.true_classes(y_dev)) if y_dev is not None else 0
+    # the classes once: each shuffle's check would sort every development label again
+    # (0.4 s a check on 800,000 text labels, 48 s for 22 columns x 5 shuffles)
+    classes = referee.true_classes(y_dev) if y_dev is not None else None
+    n_classes = len(classes) if classes is not None else 0
     try:
         arrays = load_npz(workdir / IMPORTANCE_FILE,
                           referee.returned_limit(MAX_CELLS, n_classes))
@@ -68,7 +71,7 @@ def permutation_importance(workdir: Path, test: pd.DataFrame, inputs: RunInputs,
             if "proba" in arrays:
                 returned |= {"proba": arrays["proba"][i], "classes": arrays["classes"]}
             shuffled = referee.check_predictions(returned, len(rows), inputs.task_type,
-                                                 inputs.metric, y_train=y_dev)
+                                                 inputs.metric, y_train=classes)
             drops.setdefault(column, []).append(
                 sign * (base - referee.score(inputs.metric, y, shuffled)))
         scores = [FeatureImportance(feature=c, importance=round(float(np.mean(d)), 6))

@@ -272,8 +272,8 @@ def check_predictions(returned: dict, n_rows: int, task_type: str, metric_name: 
             raise ContractViolation(f"predict_proba returned shape {proba.shape} for {n_rows} "
                                     f"rows and {len(classes)} classes")
         if y_train is not None:
-            proba = align_classes(proba, classes, true_classes(y_train))
-            classes = true_classes(y_train)
+            known = true_classes(y_train)
+            proba, classes = align_classes(proba, classes, known), known
         if not np.all(np.isfinite(proba)):
             raise ContractViolation("predict_proba returned NaN or infinity")
         sums = proba.sum(axis=1)
