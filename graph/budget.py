@@ -19,7 +19,7 @@ REPORT_S = 3.0  # ... plus this for the report and the knowledge base's record (
 # the importance, the model's files), at the run's pace: on a machine at load 6 the report's
 # plots alone took 5.4 s, 0.7 s at load 1
 # ... and, when the chosen pipeline gets the permutation control (two folds on shuffled
-# labels, side by side), one more fold job before its refit
+# labels, side by side), one round of a candidate's fits before its refit
 
 MIN_RUN_TIMEOUT_S = 5.0
 MIN_PREDICTED_TIMEOUT_S = 30.0  # never time a run out sooner than this, ...
@@ -43,10 +43,14 @@ def reserve_s(state: RunState) -> float:
     """Seconds kept back for the permutation control, the refit on all development rows
     and the report."""
     inputs = state["inputs"]
-    slowest = max((a.fold_wall_s for a in _succeeded(state)), default=0.0)
-    control = inputs.permutation_control and inputs.task_type != "clustering"
+    done = _succeeded(state)
+    slowest = max((a.fold_wall_s for a in done), default=0.0)
+    # the control's folds run as forks of the warm workers (a candidate's fits, `wall_s`)
+    # or as one fold job (`fold_wall_s`, an interpreter's start included): the smaller
+    control = max((min(a.fold_wall_s, a.wall_s) for a in done), default=0.0) \
+        if inputs.permutation_control and inputs.task_type != "clustering" else 0.0
     return max(inputs.budget_s * RESERVE_SHARE,
-               slowest * (REFIT_SLACK + control) + REPORT_S * (state.get("pace") or 1.0))
+               REFIT_SLACK * slowest + control + REPORT_S * (state.get("pace") or 1.0))
 
 
 def left_before_reserve(state: RunState) -> float:

@@ -12,10 +12,13 @@ def test_a_run_keeps_the_reserve_for_the_refit_once_a_model_exists():
     assert budget.run_time_left(state(elapsed=40.0)) == 20.0
     # afterwards the reserve (here 1.5 x the slowest fold job for the refit, one more for
     # the permutation control, and the report's share) stays
-    slow = attempt("a1").model_copy(update={"fold_wall_s": 8.0})
+    slow = attempt("a1").model_copy(update={"fold_wall_s": 8.0, "wall_s": 20.0})
     assert budget.reserve_s(state(attempts=[slow])) == 2.5 * 8.0 + budget.REPORT_S
     assert budget.run_time_left(state(attempts=[slow], elapsed=40.0)) == \
         20.0 - 2.5 * 8.0 - budget.REPORT_S
+    # on warm workers the control's folds are forks: a candidate's fits, no interpreter
+    warm = slow.model_copy(update={"wall_s": 2.0})
+    assert budget.reserve_s(state(attempts=[warm])) == 1.5 * 8.0 + 2.0 + budget.REPORT_S
     # without the control, the refit's alone; on a busy machine the report takes longer
     plain = state(attempts=[slow])
     plain["inputs"] = plain["inputs"].model_copy(update={"permutation_control": False})
