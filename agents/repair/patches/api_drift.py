@@ -7,10 +7,14 @@ import ast
 import difflib
 import functools
 import importlib
+import json
 import pkgutil
 import re
+import subprocess
 import sys
+import tempfile
 import warnings
+from pathlib import Path
 
 from pipesmith.agents.prevalidator.static_checks import imported_names
 from pipesmith.agents.repair.patches import live
@@ -49,9 +53,31 @@ SUBSTITUTES = {
 }
 
 
+# Listing a package means importing every submodule of it, which runs code we did not
+# write: TensorFlow ships `tools.pip_package.setup`, which parses sys.argv and exits. So the
+# listing runs in a child interpreter and only its JSON comes back.
+LIST_IN_CHILD = ("import json, sys\n"
+                 "from pipesmith.agents.repair.patches.api_drift import walk_public_names\n"
+                 "with open(sys.argv[2], 'w') as out: json.dump(walk_public_names(sys.argv[1]), out)")
+SKIPPED_PARTS = ("tests", "testing", "conftest", "experimental", "setup", "__main__")
+
+
 @functools.lru_cache(maxsize=8)
 def public_names(package: str) -> dict[str, str]:
     """Public name -> the shortest module path of `package` that exports it."""
+    with tempfile.TemporaryDirectory(prefix="pipesmith-names-") as tmp:
+        out = Path(tmp) / "names.json"
+        try:
+            subprocess.run([sys.executable, "-c", LIST_IN_CHILD, package, str(out)],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=180, check=False)
+            return json.loads(out.read_text()) if out.exists() else {}
+        except (subprocess.TimeoutExpired, ValueError):
+            return {}
+
+
+def walk_public_names(package: str) -> dict[str, str]:
+    """The listing itself; call it through `public_names`, never in the supervisor."""
     try:
         root = importlib.import_module(package)
     except ImportError:
@@ -60,20 +86,19 @@ def public_names(package: str) -> dict[str, str]:
     modules = [root]
     for info in pkgutil.walk_packages(getattr(root, "__path__", []), prefix=package + "."):
         parts = info.name.split(".")
-        if any(p.startswith("_") or p in ("tests", "testing", "conftest", "experimental")
-               for p in parts[1:]):
+        if any(p.startswith("_") or p in SKIPPED_PARTS for p in parts[1:]):
             continue
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 modules.append(importlib.import_module(info.name))
-        except Exception:  # some optional submodules fail to import; they export nothing then
+        except (Exception, SystemExit):  # optional submodules that fail export nothing
             continue
     with warnings.catch_warnings():  # deprecated aliases warn as they are listed
         warnings.simplefilter("ignore")
         for module in sorted(modules, key=lambda m: m.__name__.count(".")):
             for name in getattr(module, "__all__", None) or dir(module):
-                if not name.startswith("_"):
+                if isinstance(name, str) and not name.startswith("_"):
                     found.setdefault(name, module.__name__)
     return found
 
