@@ -93,8 +93,15 @@ class LLMCoder:
         made = self._write("repair", messages, request.lineage_codes, script)
         if made is _OFFLINE:
             return self.offline.repair(candidate_id, request, profile, inputs)
-        if made is None or made in request.lineage_codes:
+        if made is None:
             return None
+        if made in request.lineage_codes:
+            # An answer that repeats code already tried repairs nothing; the rule table's
+            # patches cost no tokens and may still hold one (a model must never leave the
+            # loop with fewer repairs than offline mode has).
+            self.ledger.event("repair", "fallback", "the model's answer repeats code already "
+                              "tried; the offline coder's patches were tried instead")
+            return self.offline.repair(candidate_id, request, profile, inputs)
         return Candidate(id=candidate_id, name=failed.name, phase="repair", code=made,
                          parent=failed.id, spec=failed.spec, script=failed.script,
                          repair_action=REPAIR_ACTION,

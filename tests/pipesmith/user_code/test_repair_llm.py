@@ -108,3 +108,28 @@ def test_an_unknown_llm_mode_is_one_line_and_exit_2(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "bogus" in proc.stderr
     assert "Traceback" not in proc.stderr and not (tmp_path / "out").exists()
+
+
+class Echo(StandIn):
+    """A model that answers every repair with the script unchanged."""
+
+    def next_reply(self, body: dict) -> Reply:
+        with self._lock:
+            self.requests.append(body)
+        structured = body.get("tools") or body.get("response_format")
+        return Reply(EXPLANATION if structured else fenced(BROKEN))
+
+
+@pytest.mark.slow
+def test_a_model_that_repeats_the_failed_code_hands_the_round_to_the_rule_table(
+        tmp_path, sandbox):
+    script = tmp_path / "train.py"
+    script.write_text(BROKEN)
+    with Echo() as server:
+        report = repair(script, rounds=2, out=tmp_path / "out", sandbox=sandbox,
+                        settings=settings_for(tmp_path, server.base_url))
+    assert report.final_success, report.stop_reason
+    assert report.attempts[-1].repair_action not in (None, "llm_repair")
+    assert "n_estimators=-5" not in (tmp_path / "out" / "train.py").read_text()
+    events = [e for e in report.llm.events if e["kind"] == "fallback"]
+    assert events and "repeats code already tried" in events[0]["detail"]
