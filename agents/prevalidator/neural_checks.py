@@ -185,8 +185,22 @@ def check_float64(tree: ast.AST, profile: DataProfile, names) -> list[Issue]:
     return []
 
 
+def _relabels_target(tree: ast.AST, target: str | None) -> bool:
+    """The code compares its target column with something (`df[target] == "a"`,
+    `.isin([...])`): it derives a label of its own, so the table's classes say nothing of
+    what the loss is given."""
+    def names_target(node: ast.AST) -> bool:
+        return any(isinstance(n, ast.Constant) and n.value == target for n in ast.walk(node))
+
+    return target is not None and any(
+        isinstance(n, ast.Compare) and names_target(n) or
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
+        n.func.attr in ("isin", "eq", "ne", "map", "replace", "apply") and names_target(n.func)
+        for n in walk(tree))
+
+
 def check_binary_loss(tree: ast.AST, profile: DataProfile, names) -> list[Issue]:
-    if (profile.n_classes or 0) <= 2:
+    if (profile.n_classes or 0) <= 2 or _relabels_target(tree, profile.target):
         return []
     if any(isinstance(n, ast.Attribute) and n.attr == "one_hot" or
            isinstance(n, ast.Name) and n.id in ("one_hot", "to_categorical")

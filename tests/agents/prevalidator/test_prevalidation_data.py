@@ -155,6 +155,17 @@ def test_keras_binary_loss_on_many_classes_and_not_on_two():
     assert blocking(Prevalidator().check_script(code, two.table_columns, two)) == []
 
 
+def test_a_binary_label_derived_from_the_target_is_not_refused():
+    code = (TORCH + "X = torch.tensor(df.drop(columns=['species']).to_numpy(dtype='float32'))\n"
+            "y = torch.tensor((df['species'] == 'virginica').to_numpy(dtype='float32'))\n"
+            "net = nn.Linear(4, 1)\nnn.BCEWithLogitsLoss()(net(X).squeeze(1), y)\n")
+    _, three = _profile("iris")
+    assert blocking(Prevalidator().check_script(code, three.table_columns, three)) == []
+    assert [i.subclass for i in blocking(Prevalidator().check_script(
+        code.replace("(df['species'] == 'virginica')", "pd.factorize(df['species'])[0]"),
+        three.table_columns, three))] == ["loss_target_mismatch"]
+
+
 def test_removal_stubs_are_read_from_the_installed_source():
     import torch
 
@@ -167,9 +178,10 @@ def test_no_blocking_issue_on_the_wild_splits_reference_fixes():
     """Working code rebuilt from public threads (the wild splits' reference fixes) must not
     be refused before it runs: a false alarm here blocks the fix itself, offline or from a
     model. Two did (a column made by the script's own lookup frame; a text column turned
-    into numbers by hand)."""
+    into numbers by hand), and on wild3 one more (a binary label derived from a three-class
+    column, refused as a binary loss on three classes)."""
     checks, flagged = Prevalidator(), []
-    for split in ("wild", "wild2"):
+    for split in ("wild", "wild2", "wild3"):
         for case in repair_corpus.load(split):
             profile = profile_table(repair_corpus.DATA[case.data](), case.target, case.task)
             code = (repair_corpus.reference(split) / case.file.name).read_text()
