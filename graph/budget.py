@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipesmith.agents.schemas import Attempt, EnsembleProposal
+from pipesmith.core.metrics import get_metric
 from pipesmith.graph.state import RunState, elapsed_s
 
 # Keep this share of the budget for the ensemble, the refit and the report, ...
@@ -28,10 +29,15 @@ TIMEOUT_SLACK = 3.0  # ... or than this many times the predicted wall-time bound
 MIN_SEARCH_S = 6.0  # less than this is not worth starting the trial workers, ...
 SEARCH_STARTS = 3.0  # ... nor less than this many times the slowest fold job so far
 # On warm workers a winner adopts its trial's fold predictions (no run of its own), so the
-# time after the search need only hold an ensemble of this many runs; the search takes the
-# rest (at least its share). False: the share alone, as with fold jobs (the benchmark's
-# baseline arm, benchmarks/budget_use.py).
+# time after the search need only hold the ensemble that follows it; the search takes the
+# rest (at least its share). False: the share alone, as with fold jobs.
 WARM_SEARCH_TAKES_THE_REST = True
+# That ensemble: the best this many candidates so far (at least two), costed as
+# ensemble_cost_s costs one, no smoke run. False: ENSEMBLE_RUNS mean candidate runs, smoke
+# runs included, the rule before (benchmarks/budget_use.py's baseline arm): on attrition it
+# kept 16.8 s after the search for an ensemble that cost 1.7 s plus its refit.
+SIZE_BY_ENSEMBLE_COST = True
+ENSEMBLE_MEMBERS = 3
 ENSEMBLE_RUNS = 3
 
 
@@ -107,7 +113,8 @@ def search_allowance(state: RunState, max_winners: int,
     """The search leaves time for at least one of its winners to run as a candidate (else
     its trials are spent for nothing); the rest of the time decides how many winners run.
     `workers_running`: the run's warm workers take the trials, so none has to start, and
-    the winners adopt their trials: the search takes all but an ensemble's time."""
+    the winners adopt their trials (no run of their own): the search takes all but the
+    time of the ensemble that follows it (after_search_s)."""
     inputs = state["inputs"]
     left = left_before_reserve(state)
     if inputs.search_share <= 0:
@@ -115,17 +122,44 @@ def search_allowance(state: RunState, max_winners: int,
     done = _succeeded(state)
     per_run = max(1.0, sum(a.wall_s + a.smoke_s for a in done) / max(1, len(done)))
     seconds = min(inputs.search_share * left, left - per_run)
-    if workers_running and WARM_SEARCH_TAKES_THE_REST:
-        seconds = max(seconds, left - ENSEMBLE_RUNS * per_run)
+    warm_rest = workers_running and WARM_SEARCH_TAKES_THE_REST
+    if warm_rest:
+        seconds = max(seconds, left - (after_search_s(state) if SIZE_BY_ENSEMBLE_COST
+                                       else ENSEMBLE_RUNS * per_run))
     # the trial workers start like fold jobs (a few at a time), then the trials need time
     starts = 0.0 if workers_running else SEARCH_STARTS * max((a.fold_wall_s for a in done),
                                                              default=0.0)
     needed = max(MIN_SEARCH_S, starts)
     if seconds < needed:  # the planned candidates use the time instead
+        after = "an ensemble" if warm_rest else "one more candidate run"
         return SearchAllowance(0.0, 0, f"{max(seconds, 0.0):.1f} s left for the search after "
-                                       f"one more candidate run, {needed:.1f} s needed to "
-                                       "start its workers")
+                                       f"{after}, {needed:.1f} s needed to start its workers")
+    if warm_rest and SIZE_BY_ENSEMBLE_COST:  # adopted winners cost no run: all may join
+        return SearchAllowance(seconds, max(1, max_winners))
     return SearchAllowance(seconds, max(1, min(max_winners, int((left - seconds) / per_run))))
+
+
+def members_cost_s(members: list[Attempt], stack_folds: int = 0) -> float:
+    """What an ensemble of these members costs beyond the reserve: each member's fits again
+    on the run's folds (`stack_folds` more times each when stacking; no smoke run), and its
+    refit, all but one member's (the reserve holds one)."""
+    folds = [m.fold_wall_s for m in members]
+    return sum(m.wall_s for m in members) * (1 + stack_folds) + \
+        REFIT_SLACK * (sum(folds) - max(folds, default=0.0))
+
+
+def after_search_s(state: RunState) -> float:
+    """Seconds the time after a warm search holds: an ensemble of the best ENSEMBLE_MEMBERS
+    candidates so far, a weighted vote (a stacking that does not fit is skipped, and its
+    time went to the search). The search's winners take members' places at a trial's
+    cost, a candidate's fits, and adopt their trials, so they add no run of their own; a
+    lone candidate counts twice (an ensemble has two members at least)."""
+    greater = get_metric(state["inputs"].metric).greater_is_better
+    ranked = sorted((a for a in _succeeded(state) if a.phase != "ensemble"),
+                    key=lambda a: a.score or 0.0, reverse=greater)[:ENSEMBLE_MEMBERS]
+    if len(ranked) == 1:
+        ranked = ranked * 2
+    return members_cost_s(ranked)
 
 
 def ensemble_cost_s(state: RunState, proposal: EnsembleProposal, stack_folds: int) -> float:
@@ -134,10 +168,7 @@ def ensemble_cost_s(state: RunState, proposal: EnsembleProposal, stack_folds: in
     by_id = state.get("attempts") or {}
     members = [by_id[m] for m, w in zip(proposal.members, proposal.weights, strict=False)
                if w > 0 and m in by_id]
-    cost = sum(m.wall_s for m in members) * (1 + stack_folds if proposal.strategy == "stacking"
-                                             else 1)
-    folds = [m.fold_wall_s for m in members]
-    return cost + REFIT_SLACK * (sum(folds) - max(folds, default=0.0))
+    return members_cost_s(members, stack_folds if proposal.strategy == "stacking" else 0)
 
 
 def ensemble_fits(state: RunState, proposal: EnsembleProposal, stack_folds: int) -> bool:

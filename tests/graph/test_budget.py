@@ -69,8 +69,9 @@ def test_on_warm_workers_the_search_takes_all_but_an_ensembles_time():
     now["inputs"] = now["inputs"].model_copy(update={"search_share": 0.6})
     left = 60.0 - budget.reserve_s(now) - 10.0
     warm = budget.search_allowance(now, max_winners=3, workers_running=True)
-    # winners adopt their trials: after the search, time for three runs (an ensemble's)
-    assert warm.seconds == left - budget.ENSEMBLE_RUNS * 4.0 > 0.6 * left
+    # winners adopt their trials: after the search, time for the ensemble that follows, a
+    # lone candidate and a winner of its cost (their fits, one more refit)
+    assert warm.seconds == left - (2 * 4.0 + 1.5 * 1.0) > 0.6 * left
     assert warm.n_winners == 3
     # fold jobs: each winner runs again, so the share holds
     cold = budget.search_allowance(now, max_winners=3, workers_running=False)
@@ -94,3 +95,45 @@ def test_an_ensemble_runs_only_when_its_members_and_refit_fit():
     assert budget.ensemble_cost_s(state(attempts=[a, b]), stacking, 3) == 40.0 + 1.5 * 1.0
     assert budget.ensemble_fits(state(attempts=[a, b], elapsed=20.0), caruana, 3)
     assert not budget.ensemble_fits(state(attempts=[a, b], elapsed=20.0), stacking, 3)
+
+
+def test_the_time_after_a_warm_search_is_the_ensemble_of_the_best_three_without_smoke_runs():
+    def run(aid, score, wall, fold, smoke=0.0):
+        return attempt(aid, score=score).model_copy(update={
+            "wall_s": wall, "fold_wall_s": fold, "smoke_s": smoke})
+
+    # r2: the best three by score are a4, a2, a3; a1 (the slowest, worst) is not a member,
+    # and no smoke run counts (an ensemble gets none)
+    done = [run("a1", 0.1, 30.0, 9.0, smoke=5.0), run("a2", 0.8, 4.0, 1.0, smoke=3.0),
+            run("a3", 0.7, 2.0, 0.5), run("a4", 0.9, 6.0, 2.0),
+            run("a5", 0.95, 50.0, 10.0).model_copy(update={"phase": "ensemble"})]
+    now = state(attempts=done, elapsed=10.0, budget=300.0)
+    expected = (6.0 + 4.0 + 2.0) + 1.5 * (1.0 + 0.5)  # fits again, refits but the largest
+    assert budget.after_search_s(now) == expected
+    proposal = EnsembleProposal(strategy="caruana", members=["a4", "a2", "a3"],
+                                weights=[0.5, 0.3, 0.2], estimated_score=0.9)
+    assert budget.after_search_s(now) == budget.ensemble_cost_s(now, proposal, 3)
+    # a metric where lower is better picks the other end
+    rmse = {**now, "inputs": now["inputs"].model_copy(update={"metric": "rmse"})}
+    assert budget.after_search_s(rmse) == (30.0 + 4.0 + 2.0) + 1.5 * (1.0 + 0.5)
+    # the search takes the rest; the rule before kept three mean runs, smoke included
+    left = budget.left_before_reserve(now)
+    allowance = budget.search_allowance(now, max_winners=3, workers_running=True)
+    assert allowance.seconds == left - expected
+    budget.SIZE_BY_ENSEMBLE_COST = False
+    try:
+        before = budget.search_allowance(now, max_winners=3, workers_running=True)
+    finally:
+        budget.SIZE_BY_ENSEMBLE_COST = True
+    per_run = (35.0 + 7.0 + 2.0 + 6.0 + 50.0) / 5  # every success's run, smoke included
+    assert before.seconds == max(0.6 * left, left - 3 * per_run) < allowance.seconds
+
+
+def test_a_warm_search_with_no_time_after_an_ensemble_is_skipped_and_says_so():
+    slow = attempt("a1").model_copy(update={"wall_s": 12.0, "fold_wall_s": 4.0,
+                                            "smoke_s": 5.0})
+    late = state(attempts=[slow], elapsed=25.0, budget=60.0)
+    # 22 s before the reserve, 30 s for an ensemble, and 5 s by the share after one more run
+    assert budget.left_before_reserve(late) == 22.0 and budget.after_search_s(late) == 30.0
+    skipped = budget.search_allowance(late, max_winners=3, workers_running=True)
+    assert skipped.seconds == 0.0 and "after an ensemble" in skipped.skipped
