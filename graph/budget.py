@@ -7,8 +7,10 @@ without a graph (tests/graph/test_budget.py).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from pipesmith.agents.executor import PARALLEL_FOLDS
 from pipesmith.agents.schemas import Attempt, EnsembleProposal
 from pipesmith.core.metrics import get_metric
 from pipesmith.graph.state import RunState, elapsed_s
@@ -139,13 +141,18 @@ def search_allowance(state: RunState, max_winners: int,
     return SearchAllowance(seconds, max(1, min(max_winners, int((left - seconds) / per_run))))
 
 
-def members_cost_s(members: list[Attempt], stack_folds: int = 0) -> float:
+def members_cost_s(members: list[Attempt], cv_folds: int, stack_folds: int = 0) -> float:
     """What an ensemble of these members costs beyond the reserve: each member's fits again
-    on the run's folds (`stack_folds` more times each when stacking; no smoke run), and its
-    refit, all but one member's (the reserve holds one)."""
-    folds = [m.fold_wall_s for m in members]
+    on the run's folds (`stack_folds` more times each when stacking; no smoke run), and in
+    its refit, one job, the fits of all but the largest member (the reserve holds that
+    one's fold job, the job's start included). A member's one fit is its run's time per
+    round of folds, not its fold job's time, which holds a fresh interpreter's start
+    (attrition at load 4: fits of 2.4 s, a fold job of 7.3 s); counting that start once
+    per member kept penguins' ensembles from running."""
+    rounds = math.ceil(cv_folds / PARALLEL_FOLDS)
+    fits = [m.wall_s / rounds for m in members]
     return sum(m.wall_s for m in members) * (1 + stack_folds) + \
-        REFIT_SLACK * (sum(folds) - max(folds, default=0.0))
+        REFIT_SLACK * (sum(fits) - max(fits, default=0.0))
 
 
 def after_search_s(state: RunState) -> float:
@@ -159,7 +166,7 @@ def after_search_s(state: RunState) -> float:
                     key=lambda a: a.score or 0.0, reverse=greater)[:ENSEMBLE_MEMBERS]
     if len(ranked) == 1:
         ranked = ranked * 2
-    return members_cost_s(ranked)
+    return members_cost_s(ranked, state["inputs"].cv_folds)
 
 
 def ensemble_cost_s(state: RunState, proposal: EnsembleProposal, stack_folds: int) -> float:
@@ -168,7 +175,8 @@ def ensemble_cost_s(state: RunState, proposal: EnsembleProposal, stack_folds: in
     by_id = state.get("attempts") or {}
     members = [by_id[m] for m, w in zip(proposal.members, proposal.weights, strict=False)
                if w > 0 and m in by_id]
-    return members_cost_s(members, stack_folds if proposal.strategy == "stacking" else 0)
+    return members_cost_s(members, state["inputs"].cv_folds,
+                          stack_folds if proposal.strategy == "stacking" else 0)
 
 
 def ensemble_fits(state: RunState, proposal: EnsembleProposal, stack_folds: int) -> bool:
