@@ -18,9 +18,10 @@ from pipesmith.graph.state import RunState, elapsed_s
 # Keep this share of the budget for the ensemble, the refit and the report, ...
 RESERVE_SHARE = 0.1
 REFIT_SLACK = 1.5  # ... or, when more, this many times the slowest successful fold job
-REPORT_S = 3.0  # ... plus this for the report and the knowledge base's record (the plots,
-# the importance, the model's files), at the run's pace: on a machine at load 6 the report's
-# plots alone took 5.4 s, 0.7 s at load 1
+REPORT_S = 1.5  # ... plus this for the report and the knowledge base's record (the plots,
+# the importance, the model's files), times the run's pace: at load 7-10 (pace 3.6-5) the
+# report took 3.4-5.1 s after the refit, at most 1.1 s per unit of pace (3 s per unit kept
+# 9-12 s of those budgets unused; docs/figures.md, budgetfit); plots alone 0.7 s at load 1
 # ... and, when the chosen pipeline gets the permutation control (two folds on shuffled
 # labels, side by side), one round of a candidate's fits before its refit
 
