@@ -140,9 +140,10 @@ def test_the_time_after_a_warm_search_is_the_ensemble_of_the_best_three_without_
 def test_a_warm_search_with_no_time_after_an_ensemble_is_skipped_and_says_so():
     slow = attempt("a1").model_copy(update={"wall_s": 12.0, "fold_wall_s": 4.0,
                                             "smoke_s": 5.0})
-    late = state(attempts=[slow], elapsed=25.0, budget=60.0)
-    # 22 s before the reserve, 30 s for an ensemble, and 5 s by the share after one more run
-    assert budget.left_before_reserve(late) == 22.0
+    late = state(attempts=[slow], elapsed=26.0, budget=60.0)
+    # 22.5 s before the reserve (the refit's 1.5 x 4 s, the control's 4 s, the report's
+    # 1.5 s), 30 s for an ensemble, and by the share 5.5 s after one more run (17 s)
+    assert budget.left_before_reserve(late) == 22.5
     assert budget.after_search_s(late) == pytest.approx(2 * 12.0 + 1.5 * 12.0 / 3)
     skipped = budget.search_allowance(late, max_winners=3, workers_running=True)
     assert skipped.seconds == 0.0 and "after an ensemble" in skipped.skipped
