@@ -133,6 +133,10 @@ def search_allowance(state: RunState, max_winners: int,
     starts = 0.0 if workers_running else SEARCH_STARTS * max((a.fold_wall_s for a in done),
                                                              default=0.0)
     needed = max(MIN_SEARCH_S, starts)
+    if warm_rest and seconds < needed <= left and not _planned_run_fits(state):
+        # too little for a search and an ensemble, and no planned candidate's run fits:
+        # the search takes it all rather than nothing (concrete at load 10 ended 10 s early)
+        seconds = left
     if seconds < needed:  # the planned candidates use the time instead
         after = "an ensemble" if warm_rest else "one more candidate run"
         return SearchAllowance(0.0, 0, f"{max(seconds, 0.0):.1f} s left for the search after "
@@ -140,6 +144,13 @@ def search_allowance(state: RunState, max_winners: int,
     if warm_rest and SIZE_BY_ENSEMBLE_COST:  # adopted winners cost no run: all may join
         return SearchAllowance(seconds, max(1, max_winners))
     return SearchAllowance(seconds, max(1, min(max_winners, int((left - seconds) / per_run))))
+
+
+def _planned_run_fits(state: RunState) -> bool:
+    """Whether a planned candidate is left to draft and a run like the ones so far fits."""
+    plan = state.get("plan")
+    left = plan is not None and state.get("next_index", 0) < len(plan.candidates)
+    return left and fits_another(state)
 
 
 def members_cost_s(members: list[Attempt], cv_folds: int, stack_folds: int = 0) -> float:

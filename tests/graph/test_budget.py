@@ -147,3 +147,19 @@ def test_a_warm_search_with_no_time_after_an_ensemble_is_skipped_and_says_so():
     assert budget.after_search_s(late) == pytest.approx(2 * 12.0 + 1.5 * 12.0 / 3)
     skipped = budget.search_allowance(late, max_winners=3, workers_running=True)
     assert skipped.seconds == 0.0 and "after an ensemble" in skipped.skipped
+    # that time goes to the next planned candidate (its run fits: 17 s of 22.5 s) ...
+    assert budget.fits_another(late)
+    # ... but with none left to draft, or none whose run fits, the search takes it all
+    # rather than leave it to nothing
+    done = state(attempts=[slow], elapsed=26.0, budget=60.0, next_index=3)
+    assert budget.search_allowance(done, 3, workers_running=True) == \
+        budget.SearchAllowance(22.5, 3)
+    slower = slow.model_copy(update={"smoke_s": 15.0})  # 27 s a run: none fits
+    tight = state(attempts=[slower], elapsed=26.0, budget=60.0)
+    assert not budget.fits_another(tight)
+    assert budget.search_allowance(tight, 3, workers_running=True).seconds == \
+        budget.left_before_reserve(tight)
+    # too little even for a search: skipped as before
+    spent = state(attempts=[slow], elapsed=43.0, budget=60.0, next_index=3)
+    assert budget.left_before_reserve(spent) < budget.MIN_SEARCH_S
+    assert budget.search_allowance(spent, 3, workers_running=True).skipped
