@@ -13,7 +13,8 @@ rules, measured once before any rule was written for them (docs/repairs.md says 
 fixed afterwards). The `wild` split holds breakages collected from public threads after the
 method was frozen, run once (evals/corpus/WILD.md); its `expected` column may say `unknown`.
 The `wild2` split is a second such set, collected for issue #25 by someone who did not read the
-repair method (evals/corpus/WILD2.md), likewise to be run once.
+repair method (evals/corpus/WILD2.md), likewise to be run once; `wild3` is a third
+(evals/corpus/WILD3.md), collected the same way.
 """
 
 from __future__ import annotations
@@ -27,8 +28,49 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+STANDIN_ARMS = ("oracle", "echo")
+EXPLANATION = json.dumps({"explanation": "(the stand-in's explanation)",
+                          "suggested_fix": "(the stand-in's fix)"})
 
-def run_case(case, rounds: int, timeout_s: float, workdir: Path) -> dict:
+
+def standin_for(case, arm: str):
+    """A stand-in OpenAI-compatible server on 127.0.0.1 that answers every repair with one
+    script: the case's reference fix (`oracle`: a model that writes the right fix at once)
+    or the case unchanged (`echo`: a model that fixes nothing); explanations are a fixed
+    JSON. It measures what the loop does with a model's answer, not what a model would
+    write."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from pipesmith.evals.repair_corpus import reference
+    from tests.openai_standin import Reply, StandIn
+
+    source = reference(case.split) / case.file.name if arm == "oracle" else case.file
+    answer = f"```python\n{source.read_text()}```\n"
+
+    class Answering(StandIn):
+        def next_reply(self, body: dict) -> Reply:
+            with self._lock:
+                self.requests.append(body)
+            structured = body.get("tools") or body.get("response_format")
+            return Reply(EXPLANATION if structured else answer)
+
+    return Answering()
+
+
+def run_case(case, rounds: int, timeout_s: float, workdir: Path,
+             standin: str | None = None) -> dict:
+    if standin is None:
+        return _run_case(case, rounds, timeout_s, workdir)
+    with standin_for(case, standin) as server:
+        row = _run_case(case, rounds, timeout_s, workdir, llm={
+            "llm": "openai", "llm_model": "stand-in", "llm_base_url": server.base_url,
+            "llm_api_key": "stand-in-key",
+            "llm_agents": {a: {"max_retries": 0, "timeout_s": 30}
+                           for a in ("planner", "coder", "diagnostician")}})
+        return row | {"model_calls": len(server.requests)}
+
+
+def _run_case(case, rounds: int, timeout_s: float, workdir: Path,
+              llm: dict | None = None) -> dict:
     from pipesmith.api import repair
     from pipesmith.evals.repair_corpus import parse_score, write_data
     from pipesmith.sandbox.base import ExecJob
@@ -40,7 +82,7 @@ def run_case(case, rounds: int, timeout_s: float, workdir: Path) -> dict:
     script = folder / f"{case.id}.py"
     shutil.copy(case.file, script)
     data = write_data(case, folder)
-    settings = Settings(use_kb=False, run_timeout_s=timeout_s)
+    settings = Settings(use_kb=False, run_timeout_s=timeout_s, **(llm or {}))
     sandbox = LocalSandbox()
     started = time.perf_counter()
     report = repair(script, data=data, target=case.target, task=case.task, rounds=rounds,
@@ -74,11 +116,15 @@ def run_case(case, rounds: int, timeout_s: float, workdir: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="heldout",
-                        choices=["dev", "heldout", "fresh", "wild", "wild2", "all"])
+                        choices=["dev", "heldout", "fresh", "wild", "wild2", "wild3", "all"])
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--ids", default="", help="comma-separated case ids (default: all)")
     parser.add_argument("--run-timeout", type=float, default=60.0)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--standin", choices=STANDIN_ARMS, default=None,
+                        help="LLM mode against a stand-in server on 127.0.0.1 that answers "
+                             "each repair with the reference fix (oracle; wild splits) or "
+                             "the case unchanged (echo)")
     args = parser.parse_args()
 
     from pipesmith.evals.repair_corpus import load
@@ -90,7 +136,7 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="pipesmith-corpus-") as tmp:
         for case in cases:
-            row = run_case(case, args.rounds, args.run_timeout, Path(tmp))
+            row = run_case(case, args.rounds, args.run_timeout, Path(tmp), args.standin)
             rows.append(row)
             mark = "repaired" if row["repaired"] else "NOT repaired"
             print(f"{row['id']:38s} {mark:12s} diag {row['diagnosed']:36s} "
@@ -99,7 +145,12 @@ def main() -> None:
     by_family = defaultdict(list)
     for row in rows:
         by_family[row["family"]].append(row)
-    print(f"\nsplit {args.split}: {len(rows)} cases, rounds {args.rounds}")
+    print(f"\nsplit {args.split}: {len(rows)} cases, rounds {args.rounds}"
+          + (f", LLM mode against the {args.standin} stand-in" if args.standin else ""))
+    statuses = defaultdict(int)
+    for row in rows:
+        statuses[row["status"]] += 1
+    print("statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
     print(f"{'class':12s} {'cases':>5s} {'repaired':>9s} {'diagnosis':>10s}")
     for family, members in sorted(by_family.items()):
         print(f"{family:12s} {len(members):5d} "

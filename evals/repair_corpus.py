@@ -22,7 +22,7 @@ import pandas as pd
 
 ROOT = Path(__file__).parent / "corpus"
 REFERENCE = ROOT / "wild_reference"  # the wild cases' fixes and expected errors (WILD.md)
-WILD_SPLITS = ("wild", "wild2")  # collected from public threads (WILD.md, WILD2.md)
+WILD_SPLITS = ("wild", "wild2", "wild3")  # collected from public threads (WILD*.md)
 NEEDS = {"torch_": "torch", "keras_": "keras", "xgb_": "xgboost", "lgb_": "lightgbm",
          "catboost_": "catboost"}  # a wild case's library, by its id's prefix
 SCORE = re.compile(r"score=(-?[\d.]+(?:e-?\d+)?)")
@@ -37,7 +37,7 @@ class Case:
     task: str  # classification or regression
     expected: str  # taxonomy class.subclass of the first failure
     floor: float
-    split: str  # dev, heldout, fresh, wild or wild2
+    split: str  # dev, heldout, fresh, wild, wild2 or wild3
     source: str
     note: str
 

@@ -23,6 +23,7 @@ from pipesmith.core.driver import (  # noqa: F401  (the doors' errors, part of t
 from pipesmith.core.inputs import load_table, new_run_id, resolve
 from pipesmith.core.report import Report
 from pipesmith.core.run_folder import (
+    check_llm,
     check_out_dir,
     make_dirs,
     read_source,
@@ -71,10 +72,11 @@ def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | N
            target: str | None = None, task: str | None = None, metric: str | None = None,
            rounds: int = 3, out: str | Path | None = None, seed: int = 0,
            settings: Settings | None = None, sandbox=None, on_event: Event | None = None,
-           budget_s: float | None = None):
+           budget_s: float | None = None, http_client=None):
     """Diagnose and repair a user's module or script with the graph's repair loop; returns
     the RepairReport. budget_s: seconds the loop may spend (default: every round may run to
-    its time limit)."""
+    its time limit). With `settings.llm` "openai" the configured model writes the repairs
+    (http_client: the one its client uses, as for `run`)."""
     from pipesmith.user_code.repair import repair_file
 
     settings = settings or Settings()
@@ -88,6 +90,7 @@ def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | N
     run_id = new_run_id(file.stem)
     out = Path(out) if out is not None else settings.runs_dir / f"repair-{run_id}"
     check_out_dir(out)
+    config = check_llm(settings)  # LLM mode: the configured model writes the repairs
     inputs = tables = None
     if table is not None:
         inputs, tables = resolve(table, task, metric, settings, settings.budget_s, seed, out,
@@ -104,9 +107,14 @@ def repair(file: str | Path, *, dataset: str | None = None, data: str | Path | N
             kb = KnowledgeBase.from_settings(settings)
         except OSError as exc:
             log.warning("kb.unavailable", path=str(settings.kb_dir), error=str(exc)[:200])
+    session = None
+    if config is not None:
+        from pipesmith.agents.llm.session import LLMSession
+
+        session = LLMSession.open(config, http_client=http_client)
     return repair_file(file.resolve(), out.resolve(), rounds, sandbox, inputs,
                        timeout_s=settings.run_timeout_s, on_event=on_event, kb=kb,
-                       budget_s=budget_s)
+                       budget_s=budget_s, llm=session)
 
 
 def validate(file: str | Path, *, dataset: str | None = None, data: str | Path | None = None,

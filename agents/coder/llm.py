@@ -16,6 +16,7 @@ from pipesmith.agents.llm.gateway import FormatError, Gateway
 from pipesmith.agents.llm.ledger import Ledger
 from pipesmith.agents.llm.parsing import code_problem, extract_code
 from pipesmith.agents.protocols import Coder
+from pipesmith.agents.repair.losses import dropped_keywords
 from pipesmith.agents.schemas import (
     Candidate,
     CandidateSpec,
@@ -73,8 +74,10 @@ class LLMCoder:
     def repair(self, candidate_id: str, request: RepairRequest, profile: DataProfile | None,
                inputs: RunInputs | None) -> Candidate | None:
         failed, d = request.candidate, request.diagnosis
+        script = failed.script is not None  # `pipesmith repair` of a plain training script
         messages = [system("coder"), user(
-            "repair.md", task_text=inputs.task_text if inputs else "-",
+            "repair_script.md" if script else "repair.md",
+            task_text=inputs.task_text if inputs else "-",
             task_type=inputs.task_type if inputs else "-",
             metric=inputs.metric if inputs else "-", target=inputs.target if inputs else "-",
             columns=request.columns, leaky_columns=request.leaky_columns or "none",
@@ -87,13 +90,15 @@ class LLMCoder:
             past_fixes=", ".join(request.past_fixes) or "none",
             past_fix_diffs="\n\n".join(d for d in request.past_fix_diffs if d) or "none",
             tried=", ".join(request.tried) or "nothing", code=failed.code.rstrip())]
-        made = self._write("repair", messages, request.lineage_codes)
+        made = self._write("repair", messages, request.lineage_codes, script)
         if made is _OFFLINE:
             return self.offline.repair(candidate_id, request, profile, inputs)
         if made is None or made in request.lineage_codes:
             return None
         return Candidate(id=candidate_id, name=failed.name, phase="repair", code=made,
-                         parent=failed.id, spec=failed.spec, repair_action=REPAIR_ACTION)
+                         parent=failed.id, spec=failed.spec, script=failed.script,
+                         repair_action=REPAIR_ACTION,
+                         repair_notes=dropped_keywords(failed.code, made))
 
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
                  inputs: RunInputs, strategy: str = "caruana",
@@ -106,14 +111,14 @@ class LLMCoder:
     def searchable(self, spec: CandidateSpec, profile: DataProfile, inputs: RunInputs) -> str:
         return self.offline.searchable(spec, profile, inputs)
 
-    def _write(self, node: str, messages, tried_codes: list[str]):
+    def _write(self, node: str, messages, tried_codes: list[str], script: bool = False):
         """The code from the model; _OFFLINE when the offline coder takes this step; None
         when the budget is spent. A second malformed answer is returned as it is: it
         becomes an attempt that fails pre-validation."""
 
         def call(msgs):
             answer = self.gateway.text(node, "coder", msgs)
-            problem = code_problem(answer)
+            problem = code_problem(answer, script)
             if problem is None and extract_code(answer) in tried_codes:
                 problem = "this code is identical to a version that already failed"
             if problem:

@@ -42,8 +42,9 @@ def extract_code(text: str) -> str | None:
     return best.rstrip() + "\n"
 
 
-def code_problem(text: str) -> str | None:
-    """Why an answer is not a usable candidate module, or None when it is."""
+def code_problem(text: str, script: bool = False) -> str | None:
+    """Why an answer is not a usable candidate module (with `script`: a whole training
+    script, which needs no build_pipeline), or None when it is."""
     code = extract_code(text)
     if code is None:
         return "the answer has no fenced ```python code block"
@@ -53,6 +54,6 @@ def code_problem(text: str) -> str | None:
         return f"the code block does not parse: {exc.msg} (line {exc.lineno})"
     defines = any(isinstance(node, ast.FunctionDef) and node.name == "build_pipeline"
                   for node in tree.body)
-    if not defines:
+    if not defines and not script:
         return "the code block does not define build_pipeline(task) at module level"
     return None

@@ -7,8 +7,8 @@ from functools import cache
 from importlib import resources
 from string import Template
 
-TEMPLATE_NAMES = ("system.md", "plan.md", "draft.md", "repair.md", "explain.md",
-                  "format_error.md", "read_request.md", "answer.md",
+TEMPLATE_NAMES = ("system.md", "plan.md", "draft.md", "repair.md", "repair_script.md",
+                  "explain.md", "format_error.md", "read_request.md", "answer.md",
                   "search_space.md")
 
 

@@ -118,7 +118,28 @@ def _selected(tree: ast.AST, columns: list[str]) -> list[str]:
         return [c for c in columns if c in picked]
     named = {n.value for n in walk(tree) if isinstance(n, ast.Constant)
              and isinstance(n.value, str) and n.value in columns}
+    named -= _consumed_only(tree, named)
     return [c for c in columns if c in named] or columns
+
+
+def _consumed_only(tree: ast.AST, names: set[str]) -> set[str]:
+    """The names whose every use turns the column into something else at once: compared
+    (`row["region"] == "north"`), type-tested (`isinstance(row["region"], str)`) or read
+    through a method (`df["region"].unique()`). Features made by hand from them are
+    numbers; the column itself never reaches a model."""
+    parents = {id(child): node for node in walk(tree) for child in ast.iter_child_nodes(node)}
+    fed: set[str] = set()
+    for node in walk(tree):
+        if not (isinstance(node, ast.Constant) and node.value in names):
+            continue
+        subscript = parents.get(id(node))
+        user = parents.get(id(subscript))
+        consumed = isinstance(subscript, ast.Subscript) and subscript.slice is node and (
+            isinstance(user, ast.Compare | ast.Attribute) or
+            isinstance(user, ast.Call) and getattr(user.func, "id", "") == "isinstance")
+        if not consumed:
+            fed.add(node.value)
+    return names - fed
 
 
 def _literal_drops(tree: ast.AST) -> set[str] | None:

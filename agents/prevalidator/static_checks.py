@@ -220,11 +220,23 @@ def _string_lists(tree: ast.AST):
                 yield strings
 
 
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+
+
 def created_columns(tree: ast.AST) -> set[str]:
     """Column names the code itself makes: `df["new"] = ...`, `.assign(new=...)`,
-    `.rename(columns={...})`."""
+    `.rename(columns={...})`, a frame of its own (`DataFrame({"new": ...})`,
+    `DataFrame(rows, columns=[...])`)."""
     made = set()
     for node in walk(tree):
+        if isinstance(node, ast.Call) and _callee(node) == "DataFrame":
+            for part in [*node.args[:1], *(k.value for k in node.keywords if k.arg == "columns")]:
+                names = part.keys if isinstance(part, ast.Dict) else \
+                    part.elts if isinstance(part, ast.List | ast.Tuple) else []
+                made |= {n.value for n in names
+                         if isinstance(n, ast.Constant) and isinstance(n.value, str)}
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
                 isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
             made.add(node.slice.value)
@@ -275,7 +287,8 @@ def check_columns(tree: ast.AST, columns: list[str]) -> list[Issue]:
     known = real_columns | created_columns(tree)
     lowered = {c.lower() for c in columns}
     issues, flagged = [], set()
-    for strings in _string_lists(tree):
+    # after a merge, join or reshape a list may name columns the other frame brought
+    for strings in [] if renamed else _string_lists(tree):
         real = sum(s.value in real_columns for s in strings)
         if real and real * 2 >= len(strings):
             missing = [s for s in strings if s.value not in known]

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from pipesmith.cli import llm_options
 from pipesmith.cli.common import (
     SANDBOX_HELP,
     bad_input,
@@ -30,6 +31,16 @@ def repair(
     kb: Annotated[Path | None, typer.Option(help="Knowledge base whose past fixes go first, and which records these repairs.")] = None,
     no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
     sandbox: Annotated[str | None, typer.Option(help=SANDBOX_HELP)] = None,
+    llm: llm_options.Llm = None,
+    model: llm_options.Model = None,
+    base_url: llm_options.BaseUrl = None,
+    llm_cache: llm_options.LlmCache = None,
+    fallback: llm_options.Fallback = None,
+    max_tokens_total: llm_options.MaxTokensTotal = None,
+    max_cost: llm_options.MaxCost = None,
+    price_input: llm_options.PriceInput = None,
+    price_output: llm_options.PriceOutput = None,
+    llm_stream: llm_options.LlmStream = False,
 ) -> None:
     """Run FILE in the sandbox, diagnose each failure and patch it, up to --rounds times:
     the run graph's own diagnose-repair loop. Says why it stopped.
@@ -37,12 +48,23 @@ def repair(
     A module is scored by the harness on the data; a script succeeds when it exits 0.
     Writes the repaired file, a unified diff and report.json to --out. Exit 0 when the
     final version works, 1 when it does not or when a repair had to drop something to make
-    it work (status partial: the lines "dropped keyword ..." say what), 2 for bad input."""
+    it work (status partial: the lines "dropped keyword ..." say what), 2 for bad input.
+
+    With --llm openai the configured model writes each repair from the diagnosis, the
+    error and the code (docs/llm.md), as in a run's LLM mode."""
     from pipesmith.api import repair as repair_code
+    from pipesmith.cli.llm_options import llm_overrides
     from pipesmith.settings import Settings
 
+    try:
+        overrides = llm_overrides(llm=llm, model=model, base_url=base_url, cache=llm_cache,
+                                  fallback=fallback, max_tokens_total=max_tokens_total,
+                                  max_cost=max_cost, price_input=price_input,
+                                  price_output=price_output, stream=llm_stream)
+    except InputError as exc:
+        bad_input(exc)
     settings = Settings(use_kb=not no_kb, **({"kb_dir": kb} if kb else {}),
-                        **sandbox_override(sandbox))
+                        **sandbox_override(sandbox), **overrides)
 
     def show(event) -> None:
         a = event["attempt"]

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from pipesmith.cli import llm_options
 from pipesmith.cli.common import (
     SANDBOX_HELP,
     bad_input,
@@ -28,16 +29,16 @@ def run(
     budget: Annotated[float | None, typer.Option(help="Wall-clock budget in seconds [default: 60].")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed for the split and the models [default: 0].")] = None,
     out: Annotated[Path | None, typer.Option(help="Run directory [default: runs/<run-id>].")] = None,
-    llm: Annotated[str | None, typer.Option(help="'offline' (built-in agents) or 'openai' (any OpenAI-compatible endpoint; docs/llm.md) [default: offline, or PIPESMITH_LLM].")] = None,
-    model: Annotated[str | None, typer.Option(help="Model name for --llm openai (PIPESMITH_LLM_MODEL).")] = None,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (OPENAI_BASE_URL). The key comes from OPENAI_API_KEY.")] = None,
-    llm_cache: Annotated[Path | None, typer.Option(help="Persistent LLM response cache (SQLite): a rerun with the same prompts replays it exactly, with no network.")] = None,
-    fallback: Annotated[str | None, typer.Option(help="'offline': when a model call fails, the offline agent does that step (the report says so) [default: none].")] = None,
-    max_tokens_total: Annotated[int | None, typer.Option(help="Stop calling the model once the run has spent this many tokens; the best result so far is kept.")] = None,
-    max_cost: Annotated[float | None, typer.Option(help="Stop calling the model once the run has spent this many USD (needs --price-input/--price-output).")] = None,
-    price_input: Annotated[float | None, typer.Option(help="USD per 1M input tokens of --model, for cost accounting.")] = None,
-    price_output: Annotated[float | None, typer.Option(help="USD per 1M output tokens of --model.")] = None,
-    llm_stream: Annotated[bool, typer.Option("--llm-stream", help="Stream the coder's answers (server-sent events).")] = False,
+    llm: llm_options.Llm = None,
+    model: llm_options.Model = None,
+    base_url: llm_options.BaseUrl = None,
+    llm_cache: llm_options.LlmCache = None,
+    fallback: llm_options.Fallback = None,
+    max_tokens_total: llm_options.MaxTokensTotal = None,
+    max_cost: llm_options.MaxCost = None,
+    price_input: llm_options.PriceInput = None,
+    price_output: llm_options.PriceOutput = None,
+    llm_stream: llm_options.LlmStream = False,
     kb: Annotated[Path | None, typer.Option(help="Knowledge-base directory [default: the user's data directory].")] = None,
     no_kb: Annotated[bool, typer.Option("--no-kb", help="Neither read nor write the knowledge base.")] = False,
     fault_rate: Annotated[float, typer.Option(help="Inject a realistic fault into this share of drafts (0-1), to measure the repair loop.")] = 0.0,

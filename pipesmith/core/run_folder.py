@@ -80,6 +80,15 @@ def llm_config(settings: Settings):
         raise InputError(str(exc)) from None
 
 
+def check_llm(settings: Settings):
+    """The checked LLM configuration, None offline; InputError (before anything is written)
+    for an unknown mode or bad model settings."""
+    if settings.llm not in LLM_MODES:
+        raise InputError(f"--llm {settings.llm!r} is not available yet; use one of "
+                         f"{', '.join(LLM_MODES)}")
+    return llm_config(settings) if settings.llm != "offline" else None
+
+
 def start_run(*, dataset: str | None = None, data: str | Path | None = None,
               target: str | None = None, task: str | None = None, metric: str | None = None,
               budget_s: float | None = None, seed: int | None = None,
@@ -94,11 +103,7 @@ def start_run(*, dataset: str | None = None, data: str | Path | None = None,
         raise InputError("--fault-rate must be between 0 and 1")
     if llm is not None and llm != settings.llm:
         settings = settings.model_copy(update={"llm": llm})
-    if settings.llm not in LLM_MODES:
-        raise InputError(f"--llm {settings.llm!r} is not available yet; use one of "
-                         f"{', '.join(LLM_MODES)}")
-    if settings.llm != "offline":
-        llm_config(settings)  # bad model settings fail here, before anything is written
+    check_llm(settings)
     check_backend(settings.backend)
     asked = read_request(dataset=dataset, data=data, target=target, task=task, metric=metric,
                          budget_s=budget_s, task_text=task_text, drop_columns=drop_columns,

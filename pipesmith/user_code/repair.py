@@ -24,9 +24,11 @@ from pydantic import BaseModel, ConfigDict
 from pipesmith.agents.coder.agent import Coder
 from pipesmith.agents.diagnostician.agent import Diagnostician
 from pipesmith.agents.executor import PARALLEL_FOLDS, Executor
+from pipesmith.agents.llm.gateway import LLMError
 from pipesmith.agents.planner.profiler import profile_table
 from pipesmith.agents.prevalidator.agent import Prevalidator
 from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, Plan, RunInputs
+from pipesmith.core.llm_report import LLMSummary, llm_summary
 from pipesmith.core.versions import library_versions
 from pipesmith.errors import InputError
 from pipesmith.graph.budget import RESERVE_SHARE
@@ -62,6 +64,7 @@ class RepairReport(BaseModel):
     repaired_file: str | None
     diff_file: str | None
     notes: list[str] = []  # what the repairs behind the final code lost; non-empty: partial
+    llm: LLMSummary | None = None  # LLM mode: the model, its calls and tokens
 
 
 def is_module(code: str) -> bool:
@@ -75,12 +78,13 @@ def is_module(code: str) -> bool:
 def repair_file(path: Path, out: Path, rounds: int, sandbox: Sandbox,
                 inputs: RunInputs | None, timeout_s: float = 120.0,
                 on_event: Callable[[dict[str, Any]], None] | None = None,
-                kb=None, budget_s: float | None = None) -> RepairReport:
+                kb=None, budget_s: float | None = None, llm=None) -> RepairReport:
     """Run the graph's diagnose -> repair loop (graph/builder.py: build_repair_graph) on the
     file, then write what it did. With a knowledge base `kb`, past fixes of each error
     signature go first (best fix rate first) and every repair made here is recorded for the
     next time. budget_s: seconds the loop may spend in all; by default every round may run
-    to its time limit."""
+    to its time limit. llm: an LLMSession (LLM mode): the model writes the repairs and
+    explains the diagnoses, as in a run's LLM mode."""
     if not path.is_file():
         raise InputError(f"file not found: {path}")
     original = path.read_text()
@@ -93,13 +97,14 @@ def repair_file(path: Path, out: Path, rounds: int, sandbox: Sandbox,
 
     state = _first_state(path, out, mode, original, rounds, inputs, timeout_s, budget_s)
     save_code(state, state["current"])  # as a run keeps its drafts' code
-    final = _run_loop(state, sandbox, kb, rounds, on_event)
+    final = _run_loop(state, sandbox, kb, rounds, on_event, llm)
     order = sorted(final["attempts"], key=lambda i: int(i.lstrip("a")))
     attempts = [_summary(final["attempts"][i]) for i in order]
     codes = [final["candidates"][i].code for i in order]
     if kb is not None:
         kb.add_repairs(_repair_records(out.name, path, attempts, codes))
-    return _write(path, out, mode, original, codes[-1], attempts, final["stop_reason"])
+    return _write(path, out, mode, original, codes[-1], attempts, final["stop_reason"],
+                  llm_summary(final, llm.describe() if llm is not None else None))
 
 
 def loop_budget_s(rounds: int, timeout_s: float, mode: str, cv_folds: int,
@@ -139,27 +144,34 @@ def _first_state(path: Path, out: Path, mode: str, code: str, rounds: int,
 
 
 def _run_loop(state: dict, sandbox: Sandbox, kb, rounds: int,
-              on_event: Callable[[dict[str, Any]], None] | None) -> dict:
-    """Invoke the compiled loop with the offline agents; each attempt is reported once it
-    is settled (it worked, or it has its diagnosis)."""
+              on_event: Callable[[dict[str, Any]], None] | None, llm=None) -> dict:
+    """Invoke the compiled loop with the offline agents, or in LLM mode the session's over
+    them; each attempt is reported once it is settled (it worked, or it has its
+    diagnosis)."""
     from pipesmith.agents.ensembler.agent import Ensembler
     from pipesmith.agents.planner.agent import Planner
     from pipesmith.graph.builder import build_repair_graph
     from pipesmith.graph.context import Deps
 
-    deps = Deps(planner=Planner(), coder=Coder(), prevalidator=Prevalidator(),
-                executor=Executor(sandbox), diagnostician=Diagnostician(),
-                ensembler=Ensembler(), kb=kb, topology="repair")
+    planner, coder, diagnostician = Planner(), Coder(), Diagnostician()
+    if llm is not None:
+        planner, coder, diagnostician = llm.agents(planner, coder, diagnostician)
+    deps = Deps(planner=planner, coder=coder, prevalidator=Prevalidator(),
+                executor=Executor(sandbox), diagnostician=diagnostician,
+                ensembler=Ensembler(), kb=kb, topology="repair", llm=llm)
     config = {"recursion_limit": 10 + 5 * (rounds + 1)}  # 4 nodes a round, and the end
     told: set[str] = set()
     final: dict = state
-    for final in build_repair_graph().stream(state, config, context=deps,
-                                             stream_mode="values"):
-        for key, attempt in (final.get("attempts") or {}).items():
-            if key not in told and (attempt.diagnosis is not None or attempt.succeeded):
-                told.add(key)
-                if on_event:
-                    on_event({"name": "repair", "attempt": _summary(attempt)})
+    try:
+        for final in build_repair_graph().stream(state, config, context=deps,
+                                                 stream_mode="values"):
+            for key, attempt in (final.get("attempts") or {}).items():
+                if key not in told and (attempt.diagnosis is not None or attempt.succeeded):
+                    told.add(key)
+                    if on_event:
+                        on_event({"name": "repair", "attempt": _summary(attempt)})
+    except LLMError as exc:  # the model's endpoint failed: keep what was done, say why
+        return final | {"stop_reason": f"the model failed: {exc}"}
     return final
 
 
@@ -204,8 +216,11 @@ def lineage_notes(attempts: list[RepairAttempt]) -> list[str]:
 
 
 def _write(path: Path, out: Path, mode: str, original: str, final: str,
-           attempts: list[RepairAttempt], stop_reason: str) -> RepairReport:
-    success = attempts[-1].diagnosis is None
+           attempts: list[RepairAttempt], stop_reason: str,
+           llm: LLMSummary | None = None) -> RepairReport:
+    # (an attempt the loop stopped on before diagnosing it, when the model failed, is no
+    # success: it must have run)
+    success = attempts[-1].diagnosis is None and attempts[-1].status == "ok"
     changed = final != original
     notes = lineage_notes(attempts)
     repaired_file = diff_file = None
@@ -222,6 +237,6 @@ def _write(path: Path, out: Path, mode: str, original: str, final: str,
         final_success=success, rounds_used=len(attempts) - 1, stop_reason=stop_reason,
         attempts=attempts,
         repaired_file=str(repaired_file) if repaired_file else None,
-        diff_file=str(diff_file) if diff_file else None)
+        diff_file=str(diff_file) if diff_file else None, llm=llm)
     (out / "report.json").write_text(report.model_dump_json(indent=2))
     return report

@@ -1,10 +1,11 @@
-"""The `wild` and `wild2` splits of the corpus: breakages collected from public threads,
-measured once.
+"""The `wild`, `wild2` and `wild3` splits of the corpus: breakages collected from public
+threads, measured once.
 
 Here: every case is loaded, sourced and has its reference fix and expected error. That each
 case fails as collected and each reference reaches its floor is checked by real runs of every
 case and reference, minutes of interpreters: `python benchmarks/wild_corpus.py --split wild`
-(and `--split wild2`), a check of the data, run when cases are added, not on every commit.
+(and `--split wild2`, `--split wild3`), a check of the data, run when cases are added, not on
+every commit.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pipesmith.evals.repair_corpus import expected_errors, reference
 BENCHMARK = Path(__file__).parents[2] / "benchmarks" / "repair_corpus.py"
 
 
-@pytest.mark.parametrize("split", ["wild", "wild2"])
+@pytest.mark.parametrize("split", ["wild", "wild2", "wild3"])
 def test_a_wild_split_is_loaded_sourced_and_has_references(split):
     cases = repair_corpus.load(split)
     assert len(cases) >= 30
@@ -35,7 +36,8 @@ def test_a_wild_split_is_loaded_sourced_and_has_references(split):
     assert f'"{split}"' in text  # the benchmark's --split accepts it
 
 
-def test_the_wild2_split_shares_no_source_thread_with_the_rest_of_the_corpus():
-    fresh = repair_corpus.load("wild2")
-    earlier = [c for c in repair_corpus.load() if c.split != "wild2"]
+@pytest.mark.parametrize("split", ["wild2", "wild3"])
+def test_a_later_wild_split_shares_no_source_thread_with_the_rest_of_the_corpus(split):
+    fresh = repair_corpus.load(split)
+    earlier = [c for c in repair_corpus.load() if c.split != split]
     assert {c.source for c in fresh}.isdisjoint(c.source for c in earlier)

@@ -133,3 +133,28 @@ def copy_if_needed(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str |
     edits = [(k.value, "None") for c in calls for k in c.keywords
              if k.arg == "copy" and isinstance(k.value, ast.Constant) and k.value.value is False]
     return replace_nodes(code, edits) if edits else None
+
+
+# "... using the stepname__parameter format, e.g. `Pipeline.fit(X, y,
+# logisticregression__sample_weight=sample_weight)`"
+STEP_EXAMPLE = re.compile(r"e\.g\. `\w+\.\w+\([^`]*?\b(\w+)__(\w+)=")
+
+
+def step_keyword(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
+    """A pipeline's fit refuses a plain keyword and its message gives the routed spelling
+    (`logisticregression__sample_weight=`): the keyword is renamed so in the calls at the
+    failing line (else every call passing it)."""
+    found = STEP_EXAMPLE.search(message_text(diagnosis))
+    if not found:
+        return None
+    step, keyword = found.groups()
+    tree = ast.parse(code)
+    calls = [c for c in find_calls(tree) if any(kw.arg == keyword for kw in c.keywords)]
+    at_line = [c for c in calls if c in _at_line(tree, diagnosis)]
+    edits = []
+    for call in at_line or calls:
+        for kw in call.keywords:
+            if kw.arg == keyword:
+                kw.arg = f"{step}__{keyword}"
+        edits.append((call, ast.unparse(call)))
+    return replace_nodes(code, edits) if edits else None

@@ -168,3 +168,32 @@ def use_cpu(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
               for call in find_calls(tree, "cuda")
               if isinstance(call.func, ast.Attribute) and not call.args]
     return replace_nodes(code, edits) if edits else None
+
+
+def writable_copy(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
+    """"assignment destination is read-only": the array written in place at the failing
+    line (`a[mask] = v`, `np.clip(a, lo, hi, out=a)`) is a read-only view of a frame
+    (pandas 3 copy-on-write, `to_numpy()`/`.values`); its last assignment before that line
+    takes a copy, so the frame itself stays as it was."""
+    if "destination is read-only" not in message_text(diagnosis):
+        return None
+    tree = ast.parse(code)
+    written = set()
+    for node in ast.walk(tree):
+        if not (diagnosis.line and getattr(node, "lineno", None) == diagnosis.line):
+            continue
+        if isinstance(node, ast.Assign | ast.AugAssign):
+            for target in getattr(node, "targets", [getattr(node, "target", None)]):
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                    written.add(target.value.id)
+        elif isinstance(node, ast.Call):
+            written |= {kw.value.id for kw in node.keywords
+                        if kw.arg == "out" and isinstance(kw.value, ast.Name)}
+    assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign)
+               and n.lineno < (diagnosis.line or 0) and len(n.targets) == 1
+               and isinstance(n.targets[0], ast.Name) and n.targets[0].id in written]
+    if not assigns:
+        return None
+    last = max(assigns, key=lambda n: n.lineno)
+    return replace_nodes(code, [(last.value,
+                                 f"({ast.get_source_segment(code, last.value)}).copy()")])

@@ -99,6 +99,28 @@ def _mixed_encoder():
     OrdinalEncoder().fit(pd.DataFrame({"colour": ["red", 1.0] * 30}))
 
 
+def _not_fitted():
+    from sklearn.preprocessing import StandardScaler
+
+    StandardScaler().transform(X)
+
+
+def _str_on_numbers():
+    pd.Series([1.5, 2.0]).str.replace("1", "2")
+
+
+def _merge_int_and_str():
+    pd.DataFrame({"k": [1, 2]}).merge(pd.DataFrame({"k": ["1", "2"]}), on="k")
+
+
+def _unhashable():
+    pd.DataFrame({"k": [[1], [2]]}).groupby("k").size()
+
+
+def _uint8_sentinel():
+    np.array([1, 2], dtype=np.uint8)[0] = -1
+
+
 # (library to import or None, what raises, the class.subclass it must be diagnosed as)
 CASES = {
     "lightgbm_error": ("lightgbm", _lightgbm_objective, "library.lightgbm"),
@@ -120,6 +142,15 @@ CASES = {
     "type_error_real_number": (None, lambda: math.log("3"), "data_flow.dtype"),
     "type_error_mixed_encoder": (None, _mixed_encoder, "data_flow.dtype"),
     "string_to_float": (None, lambda: np.array(["red"]).astype(float), "data_flow.dtype"),
+    # rows added so the catch-alls fall under 20% on wild + wild2 (development material)
+    "not_fitted": (None, _not_fitted, "data_flow.not_fitted"),
+    "str_accessor_on_numbers": (None, _str_on_numbers, "data_flow.dtype"),
+    "merge_int_and_str": (None, _merge_int_and_str, "data_flow.dtype"),
+    "unhashable_cells": (None, _unhashable, "data_flow.dtype"),
+    "uint8_sentinel": (None, _uint8_sentinel, "numerical.overflow"),
+    "ragged_rows": (None, lambda: np.array([[1, 2], [3]], dtype=float), "data_flow.array_shape"),
+    "hstack_ranks": (None, lambda: np.hstack([np.ones((2, 2)), np.ones(2)]),
+                     "data_flow.array_shape"),
 }
 
 

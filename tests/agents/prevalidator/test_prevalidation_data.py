@@ -161,3 +161,18 @@ def test_removal_stubs_are_read_from_the_installed_source():
     assert "removed" in removal_stub(torch.matrix_rank)
     assert removal_stub(torch.linalg.matrix_rank) is None
     assert removal_stub(repair_corpus.load) is None
+
+
+def test_no_blocking_issue_on_the_wild_splits_reference_fixes():
+    """Working code rebuilt from public threads (the wild splits' reference fixes) must not
+    be refused before it runs: a false alarm here blocks the fix itself, offline or from a
+    model. Two did (a column made by the script's own lookup frame; a text column turned
+    into numbers by hand)."""
+    checks, flagged = Prevalidator(), []
+    for split in ("wild", "wild2"):
+        for case in repair_corpus.load(split):
+            profile = profile_table(repair_corpus.DATA[case.data](), case.target, case.task)
+            code = (repair_corpus.reference(split) / case.file.name).read_text()
+            flagged += [(case.id, i.message) for i in
+                        blocking(checks.check_script(code, profile.table_columns, profile))]
+    assert flagged == []

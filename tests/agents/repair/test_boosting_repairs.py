@@ -44,14 +44,14 @@ print(f"score={(model.predict(frame) == y).mean():.3f}")
 """
 
 
-def _repair(tmp_path, name, code):
+def _repair(tmp_path, name, code, exit_code=0):
     script = tmp_path / name
     script.write_text(code)
     out = tmp_path / "out"
     done = subprocess.run([sys.executable, "-m", "pipesmith.cli", "repair", str(script),
                            "--no-kb", "--rounds", "2", "--out", str(out)],
                           capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == exit_code, done.stdout + done.stderr
     return json.loads((out / "report.json").read_text()), (out / name).read_text()
 
 
@@ -122,3 +122,51 @@ def test_lightgbm_keywords_moved_to_callbacks_is_a_full_repair(tmp_path):
     assert report["status"] == "repaired" and not report.get("notes")
     assert [a["repair_action"] for a in report["attempts"]] == [None, "move_keyword"]
     assert "early_stopping(5, verbose=False)" in fixed
+
+
+CATBOOST_TWINS = """\
+from catboost import CatBoostClassifier
+from sklearn.datasets import make_classification
+
+X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+tuned = {{"{twin}": {value}}}
+model = CatBoostClassifier(iterations=30, {kept}, thread_count=1, allow_writing_files=False,
+                           **tuned)
+model.fit(X, y)
+print(f"score={{model.score(X, y):.3f}}")
+"""
+
+
+@pytest.mark.parametrize("kept, twin, value, status", [
+    ("depth=6, verbose=0", "max_depth", "4", "partial"),  # the author's 4 is lost
+    ("depth=4, verbose=0", "logging_level", "'Silent'", "repaired"),  # says what verbose=0 says
+])
+def test_catboost_parameter_twins_through_the_loop(tmp_path, kept, twin, value, status):
+    pytest.importorskip("catboost")
+    code = CATBOOST_TWINS.format(kept=kept, twin=twin, value=value)
+    report, fixed = _repair(tmp_path, "twins.py", code, exit_code=int(status == "partial"))
+    assert report["attempts"][0]["diagnosis"]["taxonomy_class"] == "library"
+    assert [a["repair_action"] for a in report["attempts"]] == [None, "one_of_parameters"]
+    assert report["status"] == status and twin not in fixed
+    assert bool(report.get("notes")) == (status == "partial")
+
+
+BOOSTER_MULTICLASS = """\
+import lightgbm as lgb
+import numpy as np
+from sklearn.datasets import make_classification
+
+X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_classes=3,
+                           random_state=0)
+params = {"objective": "multiclass", "verbose": -1, "num_threads": 1}
+booster = lgb.train(params, lgb.Dataset(X, label=y), num_boost_round=20)
+print(f"score={np.mean(booster.predict(X).argmax(axis=1) == y):.3f}")
+"""
+
+
+def test_lightgbm_multiclass_booster_gets_num_class_through_the_loop(tmp_path):
+    pytest.importorskip("lightgbm")
+    report, fixed = _repair(tmp_path, "multi.py", BOOSTER_MULTICLASS)
+    assert report["status"] == "repaired"
+    assert [a["repair_action"] for a in report["attempts"]] == [None, "add_num_class"]
+    assert '"num_class": int(max(y)) + 1' in fixed

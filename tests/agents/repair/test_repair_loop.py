@@ -231,6 +231,33 @@ CASES: dict[str, tuple[str, str, str]] = {
                         "def build_pipeline(task):\n    import torch\n"
                         "    loss = (torch.ones(2, requires_grad=True).exp()).sum()\n"
                         "    loss.backward()\n    loss.backward()\n"),
+    "neural.loss_usage": ("iris", "classification",
+                          "def build_pipeline(task):\n    import torch\n"
+                          "    torch.nn.MSELoss(torch.ones(3), torch.zeros(3))\n"),
+    "neural.module_registration": ("iris", "classification",
+                                   "def build_pipeline(task):\n    import torch\n"
+                                   "    torch.optim.SGD([], lr=0.1)\n"),
+    "api.routed_keyword": ("iris", "classification",
+                           "def build_pipeline(task):\n"
+                           "    from sklearn.pipeline import make_pipeline\n"
+                           "    make_pipeline(LogisticRegression()).fit(\n"
+                           "        np.ones((4, 2)), [0, 1, 0, 1], sample_weight=np.ones(4))\n"),
+    "data_flow.array_shape": ("iris", "classification",
+                              "def build_pipeline(task):\n"
+                              "    np.hstack([np.ones((2, 2)), np.ones(2)])\n"),
+    "data_flow.input_type": ("iris", "classification",
+                             "def build_pipeline(task):\n    import xgboost as xgb\n"
+                             "    import pandas as pd\n"
+                             "    frame = pd.DataFrame({'a': [0.0, 1.0] * 5})\n"
+                             "    bst = xgb.train({}, xgb.DMatrix(frame, label=[0, 1] * 5), 2)\n"
+                             "    bst.predict(frame)\n"),
+    "data_flow.read_only": ("iris", "classification",
+                            "def build_pipeline(task):\n    a = np.ones(3)\n"
+                            "    a.flags.writeable = False\n    a[0] = 2\n"),
+    "data_flow.not_fitted": ("iris", "classification",
+                             "def build_pipeline(task):\n"
+                             "    from sklearn.preprocessing import StandardScaler\n"
+                             "    StandardScaler().transform(np.ones((2, 2)))\n"),
     "data_flow.feature_names": ("iris", "classification",
                                 "def build_pipeline(task):\n    import pandas as pd\n"
                                 "    LogisticRegression().fit(pd.DataFrame({'a': [0.0, 1.0], 1: "

@@ -64,3 +64,16 @@ def test_torch_load_follows_its_own_advice_on_a_checkpoint_the_script_wrote(tmp_
     new, diagnosis = repaired_here(code, "follow_advice")
     assert (diagnosis.taxonomy_class, diagnosis.subclass) == ("io", "unpickling")
     assert "torch.load('checkpoint.pt', weights_only=False)" in new
+
+
+def test_a_keyword_a_pipeline_routes_takes_the_step_name_its_message_gives():
+    code = (WINE + "from sklearn.linear_model import LogisticRegression\n"
+            "from sklearn.pipeline import make_pipeline\n"
+            "from sklearn.preprocessing import StandardScaler\n"
+            "weights = np.where(y == 0, 2.0, 1.0)\n"
+            "pipe = make_pipeline(StandardScaler(), LogisticRegression(max_iter=500))\n"
+            "pipe.fit(X, y, sample_weight=weights)\n"
+            "assert pipe.score(X, y) > 0.9\n")
+    new, diagnosis = repaired_here(code, "step_keyword")
+    assert diagnosis.subclass == "routed_keyword"
+    assert "pipe.fit(X, y, logisticregression__sample_weight=weights)" in new

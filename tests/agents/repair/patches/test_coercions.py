@@ -70,3 +70,12 @@ def test_a_gpu_asked_for_on_a_cpu_build_runs_on_the_cpu(code, fixed):
         pytest.skip("a GPU is here: the script does not fail")
     new, diagnosis = repaired_here(code, "use_cpu")
     assert diagnosis.subclass == "device" and fixed in new
+
+
+def test_an_array_written_in_place_is_copied_from_its_read_only_frame():
+    code = (DATA + "size = df['size'].to_numpy()\n"
+            "size[size > 1] = 1\n"
+            "assert size.max() <= 1 and df['size'].max() > 1\n")
+    new, diagnosis = repaired_here(code, "writable_copy")
+    assert diagnosis.subclass == "read_only"
+    assert "size = (df['size'].to_numpy()).copy()" in new
