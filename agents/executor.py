@@ -177,7 +177,7 @@ class Executor:
 
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "candidate.py").write_text(candidate.code)
-        dev = pd.read_parquet(inputs.data_path)
+        dev = cv_development(inputs)  # a sampled run's control fits no more than its folds
         sampled = len(dev) > permutation.MAX_ROWS
         if sampled:  # the sample's own folds: the warm workers hold the run's
             dev = sample(dev, inputs, permutation.MAX_ROWS)
