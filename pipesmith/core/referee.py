@@ -79,7 +79,11 @@ def split_positions(frame: pd.DataFrame, target: str | None, task_type: str, see
         if n_test < len(counts) or len(frame) - n_test < len(counts):
             raise InputError(f"a test part of {n_test} rows cannot hold all {len(counts)} "
                              "classes; use a larger --test-size or more rows")
-        stratify = frame[target].to_numpy()
+        labels = frame[target].to_numpy()
+        # the labels as codes in their sorted order: the very split the labels give, without
+        # scikit-learn sorting every text label twice (8 s for 1,000,000 under load)
+        stratify = pd.Categorical(labels, categories=true_classes(labels)).codes \
+            if labels.dtype == object else labels
     return train_test_split(np.arange(len(frame)), test_size=n_test, random_state=seed,
                             stratify=stratify)
 

@@ -159,3 +159,16 @@ def test_text_labels_score_exactly_as_scikit_learn_scores_them(k):
     assert referee.baseline("log_loss", y, y[:100]) == pytest.approx(
         get_metric("log_loss").score(y[:100], None, proba=np.tile(prior, (100, 1)),
                                      classes=classes))
+
+
+def test_text_labels_split_exactly_as_scikit_learn_splits_them():
+    # the referee stratifies on codes in the labels' sorted order (no sort of every text
+    # label): the rows of each part are the ones the labels themselves give
+    from sklearn.model_selection import train_test_split
+
+    rng = np.random.default_rng(1)
+    y = rng.choice(np.array(["no", "yes", "maybe"], dtype=object), 5000, p=[0.6, 0.3, 0.1])
+    frame = pd.DataFrame({"x": rng.random(len(y)), "y": y})
+    dev, test = referee.split_positions(frame, "y", "classification", 7, 0.2)
+    expected = train_test_split(np.arange(len(y)), test_size=1000, random_state=7, stratify=y)
+    assert np.array_equal(dev, expected[0]) and np.array_equal(test, expected[1])
