@@ -481,7 +481,8 @@ def sample(dev: pd.DataFrame, inputs: RunInputs, rows: int) -> pd.DataFrame:
     from sklearn.model_selection import train_test_split
 
     y = dev[inputs.target] if inputs.target and inputs.task_type == "classification" else None
-    stratify = y if y is not None and y.value_counts().min() >= 2 else None
+    stratify = referee.stratify_codes(y.to_numpy()) \
+        if y is not None and y.value_counts().min() >= 2 else None
     try:
         part, _ = train_test_split(dev, train_size=rows, random_state=inputs.seed,
                                    stratify=stratify)

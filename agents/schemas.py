@@ -273,7 +273,6 @@ class Attempt(Frozen):
     fold_scores: list[float] = Field(default_factory=list)  # per CV fold, scored outside
     cv_std: float | None = None  # spread of fold_scores; `score` is their mean
     fold_wall_s: float = 0.0  # the slowest fold job, for the refit's time reserve
-    fit_s: float = 0.0  # the folds' fits inside their jobs, summed: what grows with the rows
     warnings: list[str] = Field(default_factory=list)
     repair_action: str | None = None
     repair_notes: list[str] = Field(default_factory=list)  # the candidate's, see Candidate

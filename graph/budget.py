@@ -54,7 +54,7 @@ def reserve_s(state: RunState) -> float:
     if inputs.cv_rows:  # the folds fitted a sample; the refit is meant for every row
         refit = max([refit] + [rows.refit_s(state["profile"].n_rows, a.fold_wall_s,
                                             rows.train_rows(inputs.cv_rows, inputs.cv_folds),
-                                            rows.fixed_s(a, inputs.cv_folds)) for a in done])
+                                            rows.fixed_s(a)) for a in done])
     return max(inputs.budget_s * RESERVE_SHARE,
                refit + control + REPORT_S * (state.get("pace") or 1.0))
 

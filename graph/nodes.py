@@ -242,7 +242,7 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
         phase=candidate.phase, status="poor" if judged else result.status,
         diagnosis=judged, score=metrics.get("score"), cv_std=metrics.get("cv_std"),
         fold_scores=metrics.get("fold_scores", []), warnings=metrics.get("warnings", []),
-        fold_wall_s=metrics.get("fold_wall_s", 0.0), fit_s=metrics.get("fit_s", 0.0),
+        fold_wall_s=metrics.get("fold_wall_s", 0.0),
         repair_action=candidate.repair_action, repair_notes=candidate.repair_notes,
         injected_fault=candidate.injected_fault,
         smoke_s=(smoke or {}).get("wall_s", 0.0),
@@ -273,7 +273,6 @@ def adopted_attempt(state: RunState, runtime: Runtime[Deps], candidate: Candidat
         phase=candidate.phase, status="poor" if judged else "ok", diagnosis=judged,
         score=metrics["score"], cv_std=metrics["cv_std"], fold_scores=metrics["fold_scores"],
         warnings=metrics.get("warnings", []), fold_wall_s=metrics["fold_wall_s"],
-        fit_s=metrics.get("fit_s", 0.0),
         baseline_score=metrics["baseline_score"], smoke_s=smoke.get("wall_s", 0.0),
         wall_s=result.wall_s, cpu_s=result.cpu_s, peak_mem_mb=result.peak_mem_mb,
         exit_code=0, workdir=str(attempt_dir(state, candidate)),
@@ -660,7 +659,7 @@ def refit_sample(state: RunState, final: Attempt, spent_s: float) -> int | None:
                                                    / max(1 - inputs.test_size, 1e-9))
     return rows.refit_rows(profile.n_rows, left, final.fold_wall_s,
                            rows.train_rows(inputs.cv_rows, inputs.cv_folds),
-                           rows.fixed_s(final, inputs.cv_folds), floor_rows=inputs.cv_rows)
+                           rows.fixed_s(final), floor_rows=inputs.cv_rows)
 
 
 def remember(state: RunState, runtime: Runtime[Deps]) -> dict:
