@@ -32,6 +32,10 @@ class RowRules:
     # the refit's job beyond a fold job of as many rows: its permutation-importance loop
     # (up to half the fit's seconds, pipesmith/core/importance.py TIME_SHARE)
     refit_factor: float = 1.5
+    # at most this share of a fold job is taken not to grow with the rows: on a loaded
+    # machine a 300-row smoke run took 9.9 s and a 16,000-row fold job 7.8 s, which would
+    # have made every row free
+    max_fixed_share: float = 0.5
     # the report after the refit, beyond budget.REPORT_S: checking and scoring the test
     # part's predictions, segments and plots grow with its rows (measured: ~5 s for
     # 200,000 test rows at a load of 2-4, docs/figures.md)
@@ -75,12 +79,12 @@ def cv_rows(n_rows: int, time_s: float, fold_s: Callable[[int], float],
     return max(fitting, default=rules.min_rows)
 
 
-def fixed_s(attempt) -> float:
+def fixed_s(attempt, rules: RowRules = RULES) -> float:
     """Seconds of an attempt's fold job that do not grow with the rows: a fresh job's
     start, as its smoke run (300 rows) measured it. The rest grows with them: the fit, and
     reading, predicting and writing rows (the fit alone would miss them: a 410,000-row
     refit spent 19.6 s of 71 s neither fitting nor in its importance loop, at a load of 9)."""
-    return min(attempt.smoke_s, attempt.fold_wall_s)
+    return min(attempt.smoke_s, rules.max_fixed_share * attempt.fold_wall_s)
 
 
 def refit_s(rows: int, fold_wall_s: float, fold_rows: int, start_s: float,
