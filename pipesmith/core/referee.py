@@ -339,7 +339,8 @@ def baseline(metric_name: str, y_train, y_true) -> float:
         prior = counts / counts.sum()
         pred = np.full(len(y_true), classes[counts.argmax()], dtype=classes.dtype)
         proba = np.tile(prior, (len(y_true), 1))
-        return float(metric.score(y_true, pred, proba=proba, classes=classes))
+        y_true, pred, coded = _coded(y_true, pred, classes)
+        return float(metric.score(y_true, pred, proba=proba, classes=coded))
     return float(metric.score(y_true, np.full(len(y_true), float(np.mean(y_train)))))
 
 
