@@ -654,9 +654,9 @@ def refit_sample(state: RunState, final: Attempt, spent_s: float) -> int | None:
     inputs, profile = state["inputs"], state.get("profile")
     if not inputs.cv_rows or profile is None or not final.fold_wall_s:
         return None
-    left = inputs.budget_s - elapsed_s(state) - spent_s - budget.REPORT_S * (
-        state.get("pace") or 1.0) - rows.report_s(profile.n_rows * inputs.test_size
-                                                   / max(1 - inputs.test_size, 1e-9))
+    test_rows = profile.n_rows * inputs.test_size / max(1 - inputs.test_size, 1e-9)
+    left = inputs.budget_s - elapsed_s(state) - spent_s - (
+        budget.REPORT_S + rows.report_s(test_rows)) * (state.get("pace") or 1.0)
     return rows.refit_rows(profile.n_rows, left, final.fold_wall_s,
                            rows.train_rows(inputs.cv_rows, inputs.cv_folds),
                            rows.fixed_s(final), floor_rows=inputs.cv_rows)

@@ -36,9 +36,10 @@ class RowRules:
     # machine a 300-row smoke run took 9.9 s and a 16,000-row fold job 7.8 s, which would
     # have made every row free
     max_fixed_share: float = 0.5
-    # the report after the refit, beyond budget.REPORT_S: checking and scoring the test
-    # part's predictions, segments and plots grow with its rows (measured: ~5 s for
-    # 200,000 test rows at a load of 2-4, docs/figures.md)
+    # the report after the refit, beyond budget.REPORT_S and alone on the machine (times
+    # the run's pace): checking and scoring the test part's predictions, segments and
+    # plots grow with its rows (measured: ~18 s for 200,000 test rows at a load of 2-4
+    # before the referee's text-label fixes, docs/figures.md)
     report_s_per_test_row: float = 2.5e-5
 
 
