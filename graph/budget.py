@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pipesmith.agents.executor import PARALLEL_FOLDS
 from pipesmith.agents.schemas import Attempt, EnsembleProposal
 from pipesmith.core.metrics import get_metric
+from pipesmith.graph import rows
 from pipesmith.graph.state import RunState, elapsed_s
 
 # Keep this share of the budget for the ensemble, the refit and the report, ...
@@ -58,8 +59,13 @@ def reserve_s(state: RunState) -> float:
     # or as one fold job (`fold_wall_s`, an interpreter's start included): the smaller
     control = max((min(a.fold_wall_s, a.wall_s) for a in done), default=0.0) \
         if inputs.permutation_control and inputs.task_type != "clustering" else 0.0
+    refit = REFIT_SLACK * slowest
+    if inputs.cv_rows:  # the folds fitted a sample; the refit is meant for every row
+        refit = max([refit] + [rows.refit_s(state["profile"].n_rows, a.fold_wall_s,
+                                            rows.train_rows(inputs.cv_rows, inputs.cv_folds),
+                                            rows.fixed_s(a)) for a in done])
     return max(inputs.budget_s * RESERVE_SHARE,
-               REFIT_SLACK * slowest + control + REPORT_S * (state.get("pace") or 1.0))
+               refit + control + REPORT_S * (state.get("pace") or 1.0))
 
 
 def left_before_reserve(state: RunState) -> float:

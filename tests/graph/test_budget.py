@@ -163,3 +163,21 @@ def test_a_warm_search_with_no_time_after_an_ensemble_is_skipped_and_says_so():
     spent = state(attempts=[slow], elapsed=43.0, budget=60.0, next_index=3)
     assert budget.left_before_reserve(spent) < budget.MIN_SEARCH_S
     assert budget.search_allowance(spent, 3, workers_running=True).skipped
+
+def test_a_sampled_cross_validation_keeps_the_refit_of_every_row_in_reserve():
+    from pipesmith.agents.schemas import DataProfile
+    from pipesmith.graph import rows
+
+    # the folds fitted 40,000 of a 50,000-row sample in 4 s (2 s of it the job's start)
+    final = attempt("a1").model_copy(update={"fold_wall_s": 4.0, "wall_s": 4.0,
+                                             "smoke_s": 2.0})
+    sampled = state(attempts=[final], budget=120.0)
+    sampled["inputs"] = sampled["inputs"].model_copy(update={"cv_rows": 50_000,
+                                                             "cv_folds": 1})
+    sampled["profile"] = DataProfile(n_rows=800_000, n_columns=2, columns=[], target="y")
+    refit = rows.refit_s(800_000, 4.0, 40_000, 2.0)  # 2 + 1.5 x 2 s x 20 = 62 s
+    assert abs(refit - 62.0) < 1e-9
+    assert budget.reserve_s(sampled) == refit + 4.0 + budget.REPORT_S
+    # the same fold job on every row keeps 1.5 of it: the refit's rows are the folds'
+    whole = state(attempts=[final], budget=120.0)
+    assert budget.reserve_s(whole) == max(12.0, 1.5 * 4.0 + 4.0 + budget.REPORT_S)
