@@ -104,7 +104,7 @@ class Executor:
         every fold returned predictions that honour the contract. `timeout_s` is per fold."""
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "candidate.py").write_text(candidate.code)
-        dev = pd.read_parquet(inputs.data_path)
+        dev = cv_development(inputs)
         if sample_rows and len(dev) > sample_rows:
             dev = sample(dev, inputs, sample_rows)
         k = inputs.cv_folds if cv_folds is None else cv_folds
@@ -177,7 +177,7 @@ class Executor:
 
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "candidate.py").write_text(candidate.code)
-        dev = pd.read_parquet(inputs.data_path)
+        dev = cv_development(inputs)  # a sampled run's control fits no more than its folds
         sampled = len(dev) > permutation.MAX_ROWS
         if sampled:  # the sample's own folds: the warm workers hold the run's
             dev = sample(dev, inputs, permutation.MAX_ROWS)
@@ -241,7 +241,7 @@ class Executor:
 
         if inputs.task_type == "clustering":
             return "clustering is not searched"
-        dev = pd.read_parquet(inputs.data_path)
+        dev = cv_development(inputs)
         folds = referee.fold_plan(dev, inputs.target, inputs.task_type, inputs.cv_folds,
                                   inputs.seed)
         why = refusal(candidate, fold_plan_key(dev, [(f.train, f.predict) for f in folds]))
@@ -290,8 +290,10 @@ class Executor:
                                         disk_mb=disk_mb))
 
     def refit(self, candidate: Candidate, inputs: RunInputs, workdir: Path, timeout_s: float,
-              memory_mb: int | None = None) -> tuple[ExecResult, dict | None]:
-        """Fit the chosen pipeline on every development row in the sandbox, predict the test
+              memory_mb: int | None = None, rows: int | None = None
+              ) -> tuple[ExecResult, dict | None]:
+        """Fit the chosen pipeline on every development row (or a seeded stratified sample
+        of `rows`, when the budget allows no more) in the sandbox, predict the test
         features, and score the test part here: test_score and test_baseline_score, and
         `held_out` (the checked predictions, for the report's plots). The fitted model is
         workdir/model.joblib."""
@@ -299,6 +301,9 @@ class Executor:
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "candidate.py").write_text(candidate.code)
         dev, test = pd.read_parquet(inputs.data_path), pd.read_parquet(inputs.test_path)
+        n_development = len(dev)
+        if rows and len(dev) > rows:
+            dev = sample(dev, inputs, rows)
         referee.write_refit(workdir, dev, test, inputs.target, inputs.task_type)
         asked = importance.job_request(inputs, timeout_s)
         result = self._job(candidate, inputs, workdir, timeout_s, memory_mb,
@@ -332,6 +337,7 @@ class Executor:
             workdir, test, inputs, checked, read_diagnostics(workdir).get("contributions"))
         return result, {"test_score": test_score, "test_baseline_score": test_baseline,
                         "n_test": len(test), "n_dev": len(dev),
+                        "sampled_from": n_development if len(dev) < n_development else None,
                         "feature_importance": ranked, "importance_note": note,
                         "segments": segmented, "segments_note": segments_note,
                         "contributions": shap, "contributions_note": shap_note,
@@ -460,12 +466,23 @@ def copy_read_files(path: Path, code: str, workdir: Path) -> list[str]:
     return left_out
 
 
+def cv_development(inputs: RunInputs) -> pd.DataFrame:
+    """The rows cross-validation uses: the development part, or the run's one seeded
+    sample of `cv_rows` when the budget allowed no more (graph/rows.py), the same for
+    every candidate and search trial so their out-of-fold predictions line up."""
+    dev = pd.read_parquet(inputs.data_path)
+    if inputs.cv_rows and len(dev) > inputs.cv_rows and inputs.task_type != "clustering":
+        dev = sample(dev, inputs, inputs.cv_rows)
+    return dev
+
+
 def sample(dev: pd.DataFrame, inputs: RunInputs, rows: int) -> pd.DataFrame:
     """A seeded sample of the development part, stratified where every class can be."""
     from sklearn.model_selection import train_test_split
 
     y = dev[inputs.target] if inputs.target and inputs.task_type == "classification" else None
-    stratify = y if y is not None and y.value_counts().min() >= 2 else None
+    stratify = referee.stratify_codes(y.to_numpy()) \
+        if y is not None and y.value_counts().min() >= 2 else None
     try:
         part, _ = train_test_split(dev, train_size=rows, random_state=inputs.seed,
                                    stratify=stratify)

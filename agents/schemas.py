@@ -46,6 +46,9 @@ class RunInputs(Frozen):
     memory_mb: int = 4096
     disk_mb: int = 1024
     cv_folds: int = 5  # K, chosen by pipesmith.core.referee.choose_folds (1: a holdout fold)
+    # cross-validate on a seeded stratified sample of this many development rows (None:
+    # all), set by the first candidate when all rows would not fit the budget (graph/rows.py)
+    cv_rows: int | None = None
     fault_rate: float = 0.0  # recorded so the report says when faults were injected
     smoke_rows: int = 300  # rows of the smoke run; 0 turns it off
     search_share: float = 0.6  # of the time left after the first valid model; 0: no search
@@ -362,8 +365,9 @@ class RefitOutcome(Frozen):
     status: str  # an ExecStatus, or "skipped" when nothing was chosen
     test_score: float | None = None
     test_baseline_score: float | None = None
-    n_dev: int | None = None
+    n_dev: int | None = None  # the rows the refit fitted
     n_test: int | None = None
+    sampled_from: int | None = None  # the development rows, when the time allowed a sample
     wall_s: float = 0.0
     detail: str = ""
     feature_importance: list[FeatureImportance] = Field(default_factory=list)  # largest first

@@ -98,12 +98,12 @@ class WarmFolds:
 
 
 def key_of(inputs: RunInputs, k: int, threads: int) -> tuple:
-    return inputs.data_path, k, inputs.seed, threads
+    return inputs.data_path, k, inputs.seed, inputs.cv_rows, threads
 
 
 def same_plan(key: tuple, inputs: RunInputs) -> bool:
     """Whether warm workers of `key` hold this run's folds (threads aside)."""
-    return key[:3] == (inputs.data_path, inputs.cv_folds, inputs.seed)
+    return key[:4] == (inputs.data_path, inputs.cv_folds, inputs.seed, inputs.cv_rows)
 
 
 def write_fold_output(folder: Path, header: dict, arrays: dict[str, np.ndarray]) -> None:

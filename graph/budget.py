@@ -7,17 +7,22 @@ without a graph (tests/graph/test_budget.py).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from pipesmith.agents.executor import PARALLEL_FOLDS
 from pipesmith.agents.schemas import Attempt, EnsembleProposal
+from pipesmith.core.metrics import get_metric
+from pipesmith.graph import rows
 from pipesmith.graph.state import RunState, elapsed_s
 
 # Keep this share of the budget for the ensemble, the refit and the report, ...
 RESERVE_SHARE = 0.1
 REFIT_SLACK = 1.5  # ... or, when more, this many times the slowest successful fold job
-REPORT_S = 3.0  # ... plus this for the report and the knowledge base's record (the plots,
-# the importance, the model's files), at the run's pace: on a machine at load 6 the report's
-# plots alone took 5.4 s, 0.7 s at load 1
+REPORT_S = 1.5  # ... plus this for the report and the knowledge base's record (the plots,
+# the importance, the model's files), times the run's pace: at load 7-10 (pace 3.6-5) the
+# report took 3.4-5.1 s after the refit, at most 1.1 s per unit of pace (3 s per unit kept
+# 9-12 s of those budgets unused; docs/figures.md, budgetfit); plots alone 0.7 s at load 1
 # ... and, when the chosen pipeline gets the permutation control (two folds on shuffled
 # labels, side by side), one round of a candidate's fits before its refit
 
@@ -28,10 +33,15 @@ TIMEOUT_SLACK = 3.0  # ... or than this many times the predicted wall-time bound
 MIN_SEARCH_S = 6.0  # less than this is not worth starting the trial workers, ...
 SEARCH_STARTS = 3.0  # ... nor less than this many times the slowest fold job so far
 # On warm workers a winner adopts its trial's fold predictions (no run of its own), so the
-# time after the search need only hold an ensemble of this many runs; the search takes the
-# rest (at least its share). False: the share alone, as with fold jobs (the benchmark's
-# baseline arm, benchmarks/budget_use.py).
+# time after the search need only hold the ensemble that follows it; the search takes the
+# rest (at least its share). False: the share alone, as with fold jobs.
 WARM_SEARCH_TAKES_THE_REST = True
+# That ensemble: the best this many candidates so far (at least two), costed as
+# ensemble_cost_s costs one, no smoke run. False: ENSEMBLE_RUNS mean candidate runs, smoke
+# runs included, the rule before (benchmarks/budget_use.py's baseline arm): on attrition it
+# kept 16.8 s after the search for an ensemble that cost 1.7 s plus its refit.
+SIZE_BY_ENSEMBLE_COST = True
+ENSEMBLE_MEMBERS = 3
 ENSEMBLE_RUNS = 3
 
 
@@ -49,8 +59,13 @@ def reserve_s(state: RunState) -> float:
     # or as one fold job (`fold_wall_s`, an interpreter's start included): the smaller
     control = max((min(a.fold_wall_s, a.wall_s) for a in done), default=0.0) \
         if inputs.permutation_control and inputs.task_type != "clustering" else 0.0
+    refit = REFIT_SLACK * slowest
+    if inputs.cv_rows:  # the folds fitted a sample; the refit is meant for every row
+        refit = max([refit] + [rows.refit_s(state["profile"].n_rows, a.fold_wall_s,
+                                            rows.train_rows(inputs.cv_rows, inputs.cv_folds),
+                                            rows.fixed_s(a)) for a in done])
     return max(inputs.budget_s * RESERVE_SHARE,
-               REFIT_SLACK * slowest + control + REPORT_S * (state.get("pace") or 1.0))
+               refit + control + REPORT_S * (state.get("pace") or 1.0))
 
 
 def left_before_reserve(state: RunState) -> float:
@@ -107,7 +122,8 @@ def search_allowance(state: RunState, max_winners: int,
     """The search leaves time for at least one of its winners to run as a candidate (else
     its trials are spent for nothing); the rest of the time decides how many winners run.
     `workers_running`: the run's warm workers take the trials, so none has to start, and
-    the winners adopt their trials: the search takes all but an ensemble's time."""
+    the winners adopt their trials (no run of their own): the search takes all but the
+    time of the ensemble that follows it (after_search_s)."""
     inputs = state["inputs"]
     left = left_before_reserve(state)
     if inputs.search_share <= 0:
@@ -115,17 +131,60 @@ def search_allowance(state: RunState, max_winners: int,
     done = _succeeded(state)
     per_run = max(1.0, sum(a.wall_s + a.smoke_s for a in done) / max(1, len(done)))
     seconds = min(inputs.search_share * left, left - per_run)
-    if workers_running and WARM_SEARCH_TAKES_THE_REST:
-        seconds = max(seconds, left - ENSEMBLE_RUNS * per_run)
+    warm_rest = workers_running and WARM_SEARCH_TAKES_THE_REST
+    if warm_rest:
+        seconds = max(seconds, left - (after_search_s(state) if SIZE_BY_ENSEMBLE_COST
+                                       else ENSEMBLE_RUNS * per_run))
     # the trial workers start like fold jobs (a few at a time), then the trials need time
     starts = 0.0 if workers_running else SEARCH_STARTS * max((a.fold_wall_s for a in done),
                                                              default=0.0)
     needed = max(MIN_SEARCH_S, starts)
+    if warm_rest and seconds < needed <= left and not _planned_run_fits(state):
+        # too little for a search and an ensemble, and no planned candidate's run fits:
+        # the search takes it all rather than nothing (concrete at load 10 ended 10 s early)
+        seconds = left
     if seconds < needed:  # the planned candidates use the time instead
+        after = "an ensemble" if warm_rest else "one more candidate run"
         return SearchAllowance(0.0, 0, f"{max(seconds, 0.0):.1f} s left for the search after "
-                                       f"one more candidate run, {needed:.1f} s needed to "
-                                       "start its workers")
+                                       f"{after}, {needed:.1f} s needed to start its workers")
+    if warm_rest and SIZE_BY_ENSEMBLE_COST:  # adopted winners cost no run: all may join
+        return SearchAllowance(seconds, max(1, max_winners))
     return SearchAllowance(seconds, max(1, min(max_winners, int((left - seconds) / per_run))))
+
+
+def _planned_run_fits(state: RunState) -> bool:
+    """Whether a planned candidate is left to draft and a run like the ones so far fits."""
+    plan = state.get("plan")
+    left = plan is not None and state.get("next_index", 0) < len(plan.candidates)
+    return left and fits_another(state)
+
+
+def members_cost_s(members: list[Attempt], cv_folds: int, stack_folds: int = 0) -> float:
+    """What an ensemble of these members costs beyond the reserve: each member's fits again
+    on the run's folds (`stack_folds` more times each when stacking; no smoke run), and in
+    its refit, one job, the fits of all but the largest member (the reserve holds that
+    one's fold job, the job's start included). A member's one fit is its run's time per
+    round of folds, not its fold job's time, which holds a fresh interpreter's start
+    (attrition at load 4: fits of 2.4 s, a fold job of 7.3 s); counting that start once
+    per member kept penguins' ensembles from running."""
+    rounds = math.ceil(cv_folds / PARALLEL_FOLDS)
+    fits = [m.wall_s / rounds for m in members]
+    return sum(m.wall_s for m in members) * (1 + stack_folds) + \
+        REFIT_SLACK * (sum(fits) - max(fits, default=0.0))
+
+
+def after_search_s(state: RunState) -> float:
+    """Seconds the time after a warm search holds: an ensemble of the best ENSEMBLE_MEMBERS
+    candidates so far, a weighted vote (a stacking that does not fit is skipped, and its
+    time went to the search). The search's winners take members' places at a trial's
+    cost, a candidate's fits, and adopt their trials, so they add no run of their own; a
+    lone candidate counts twice (an ensemble has two members at least)."""
+    greater = get_metric(state["inputs"].metric).greater_is_better
+    ranked = sorted((a for a in _succeeded(state) if a.phase != "ensemble"),
+                    key=lambda a: a.score or 0.0, reverse=greater)[:ENSEMBLE_MEMBERS]
+    if len(ranked) == 1:
+        ranked = ranked * 2
+    return members_cost_s(ranked, state["inputs"].cv_folds)
 
 
 def ensemble_cost_s(state: RunState, proposal: EnsembleProposal, stack_folds: int) -> float:
@@ -134,10 +193,8 @@ def ensemble_cost_s(state: RunState, proposal: EnsembleProposal, stack_folds: in
     by_id = state.get("attempts") or {}
     members = [by_id[m] for m, w in zip(proposal.members, proposal.weights, strict=False)
                if w > 0 and m in by_id]
-    cost = sum(m.wall_s for m in members) * (1 + stack_folds if proposal.strategy == "stacking"
-                                             else 1)
-    folds = [m.fold_wall_s for m in members]
-    return cost + REFIT_SLACK * (sum(folds) - max(folds, default=0.0))
+    return members_cost_s(members, state["inputs"].cv_folds,
+                          stack_folds if proposal.strategy == "stacking" else 0)
 
 
 def ensemble_fits(state: RunState, proposal: EnsembleProposal, stack_folds: int) -> bool:

@@ -7,6 +7,7 @@ same nodes check, run, diagnose and repair both.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -36,9 +37,9 @@ from pipesmith.agents.schemas import (
     RefitOutcome,
 )
 from pipesmith.core import referee
-from pipesmith.graph import budget
+from pipesmith.graph import budget, rows
 from pipesmith.graph.context import Deps
-from pipesmith.graph.state import RunState, lineage, next_candidate_id
+from pipesmith.graph.state import RunState, elapsed_s, lineage, next_candidate_id
 from pipesmith.graph.topologies import get_topology
 from pipesmith.sandbox.base import ExecResult
 
@@ -198,6 +199,14 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
                      time_left_s=round(remaining, 1))
             inputs = inputs.model_copy(update={"cv_folds": folds})
             update["inputs"] = inputs
+        sampled = first_rows(candidate, inputs, profile, measured,
+                             remaining - budget.reserve_s(state), runtime.context.executor.cores)
+        if sampled is not None:  # every candidate and trial of the run uses this sample
+            log.info("execute.sampled_rows", cv_rows=sampled, of=profile.n_rows,
+                     time_left_s=round(remaining, 1),
+                     note=rows.note("cross-validated", sampled, profile.n_rows))
+            inputs = inputs.model_copy(update={"cv_rows": sampled})
+            update["inputs"] = inputs
     refused = None
     if candidate.phase == "draft" and candidate.spec is not None and \
             candidate.spec.trial is not None:  # a search winner's draft (a repair is new code)
@@ -298,6 +307,22 @@ def first_folds(candidate: Candidate, inputs, profile, smoke: dict | None, time_
     workers = fold_workers(inputs.n_jobs, inputs.cv_folds, cores)
     return referee.folds_within(inputs.cv_folds, time_left_s, fold_wall,
                                 refit_s + budget.REPORT_S, workers)
+
+
+def first_rows(candidate: Candidate, inputs, profile, smoke: dict | None, time_s: float,
+               cores: int) -> int | None:
+    """The run's cross-validation sample, fixed by its first candidate: None (every
+    development row) unless that candidate's predicted folds and refit on all rows would
+    not fit in `time_s` (graph/rows.py). Clustering fits every row in one job."""
+    if inputs.task_type == "clustering":
+        return None
+    spec = sized_from_code(candidate.spec, candidate.code)
+
+    def job_s(train: int) -> float:
+        return fold_job_wall_s(profile, spec, train, smoke, inputs.smoke_rows)
+
+    workers = fold_workers(inputs.n_jobs, inputs.cv_folds, cores)
+    return rows.cv_rows(profile.n_rows, time_s, job_s, job_s, inputs.cv_folds, workers)
 
 
 def run_script(state: RunState, runtime: Runtime[Deps]) -> Attempt:
@@ -471,6 +496,7 @@ def report(state: RunState, runtime: Runtime[Deps]) -> dict:
     from pipesmith.core.plots import preload
     from pipesmith.core.report import choose_final, write_report
 
+    started = time.perf_counter()
     preload()  # matplotlib's import overlaps the refit job instead of following it
     attempts = list((state.get("attempts") or {}).values())
     proposal = state.get("proposal")
@@ -479,7 +505,7 @@ def report(state: RunState, runtime: Runtime[Deps]) -> dict:
         proposal, ensemble_attempt, attempts, state["inputs"].metric)
     final = choose_final(attempts, outcome, state["inputs"].metric)
     final, rejected, outcome, controls = controlled(state, runtime, final, attempts, outcome)
-    refitted, held_out = refit(state, runtime, final)
+    refitted, held_out = refit(state, runtime, final, time.perf_counter() - started)
     session = runtime.context.llm
     path = write_report({**state, "attempts": {**(state.get("attempts") or {}), **rejected},
                          "ensemble": outcome, "refit": refitted,
@@ -588,9 +614,10 @@ def outcome_of(report_path: Path) -> dict:
             "out_dir": r.out_dir}
 
 
-def refit(state: RunState, runtime: Runtime[Deps], final: Attempt | None
+def refit(state: RunState, runtime: Runtime[Deps], final: Attempt | None, spent_s: float = 0.0
           ) -> tuple[RefitOutcome, HeldOutPredictions | None]:
-    """The chosen pipeline fit on every development row in the sandbox; its test-part
+    """The chosen pipeline fit on every development row in the sandbox (or on as many as
+    the budget still allows: `spent_s`, the report node's seconds so far); its test-part
     predictions scored outside, and returned checked (for the plots; never put in the
     state). The model lands in <run>/refit/model.joblib."""
     import shutil
@@ -605,8 +632,12 @@ def refit(state: RunState, runtime: Runtime[Deps], final: Attempt | None
     # The run's one model: it gets the full per-run limit, not a bound from the folds (a
     # fold job that took 9 s on a loaded machine had its refit time out at 30 s).
     timeout = inputs.run_timeout_s
+    sampled = refit_sample(state, final, spent_s)
+    if sampled is not None:
+        log.info("refit.sampled_rows", refit_rows=sampled, of=state["profile"].n_rows,
+                 note=rows.note("refit", sampled, state["profile"].n_rows))
     result, scores = runtime.context.executor.refit(
-        state["candidates"][final.id], inputs, workdir, timeout)
+        state["candidates"][final.id], inputs, workdir, timeout, rows=sampled)
     if scores is None:
         log.warning("refit.failed", status=result.status, detail=result.detail)
         return RefitOutcome(status=result.status if not result.ok else "error",
@@ -614,6 +645,21 @@ def refit(state: RunState, runtime: Runtime[Deps], final: Attempt | None
                             detail=(result.detail or result.stderr[-500:]).strip()), None
     held_out = scores.pop("held_out", None)
     return RefitOutcome(status="ok", wall_s=result.wall_s, **scores), held_out
+
+
+def refit_sample(state: RunState, final: Attempt, spent_s: float) -> int | None:
+    """Rows of the refit when a sample was cross-validated and all rows would not fit
+    in the time left (the report after it kept back), sized from the final's own fold
+    jobs (graph/rows.py); None: every development row."""
+    inputs, profile = state["inputs"], state.get("profile")
+    if not inputs.cv_rows or profile is None or not final.fold_wall_s:
+        return None
+    test_rows = profile.n_rows * inputs.test_size / max(1 - inputs.test_size, 1e-9)
+    left = inputs.budget_s - elapsed_s(state) - spent_s - (
+        budget.REPORT_S + rows.report_s(test_rows)) * (state.get("pace") or 1.0)
+    return rows.refit_rows(profile.n_rows, left, final.fold_wall_s,
+                           rows.train_rows(inputs.cv_rows, inputs.cv_folds),
+                           rows.fixed_s(final), floor_rows=inputs.cv_rows)
 
 
 def remember(state: RunState, runtime: Runtime[Deps]) -> dict:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import math
 import os
+import time
 
 from pydantic import BaseModel, ConfigDict
 
@@ -39,7 +40,18 @@ FRAMEWORK = {"torch": {"mb": 180.0, "s": 5.0, "step_s": 0.004, "epoch_s": 0.01},
 # (benchmarks/time_predictions.py: 5 penguins folds of a 0.1 s fit took 0.7 s in rounds
 # of two at a load of 2-3).
 WARM_JOB_S = 0.15
+# ... and, whatever the table's size, this much more per fit: the estimator's own setup,
+# its predictions written back and checked, which the per-cell constants do not hold (they
+# were measured on tables large enough to hide it). Fitted as the median of the fixed cost
+# per fit that penguins' first runs imply (the one table whose per-cell part is nil):
+# 0.067, 0.083 s quiet; 0.217 s at load 8 (probed pace); 0.002, 0.003 s at load 10 (load
+# pace) (benchmarks/time_predictions.py, docs/figures.md "budgetfit").
+FIT_FIXED_S = 0.07
 SMOKE_WHEN_ROWS_OVER = 2  # a smoke run only when the data has this many times its sample
+# The machine's pace is also probed: this much CPU time of a busy loop at the run's start
+# (at load 10 it takes about 5 times as long); False: the load averages alone.
+PROBE = True
+PROBE_CPU_S = 0.05
 DEFAULT_MARGIN = {"memory": 1.5, "wall": 2.5}
 COVERAGE = 0.95
 
@@ -151,10 +163,44 @@ def wants_smoke(profile: DataProfile, smoke_rows: int) -> bool:
 
 
 def machine_pace(cores: int, workers: int) -> float:
-    """How many times slower than alone a job runs now: the runnable tasks (the last
-    minute's load and this run's own `workers` jobs) per core, never below 1. Users'
-    machines are busy, and the fit figures above were measured with a core to spare."""
-    return max(1.0, (os.getloadavg()[0] + workers) / max(cores, 1))
+    """How many times slower than alone a job runs now: from the load averages
+    (pace_from_load), or from a short probe of the CPU share one thread gets now
+    (pace_from_share) when that says less. The load average counts tasks that want a core
+    now and then as if they always did: at load 9-10 here, first runs took 0.4-0.8 of the
+    times the load's pace showed."""
+    one, five, _ = os.getloadavg()
+    paced = pace_from_load(one, five, cores, workers)
+    return min(paced, pace_from_share(cpu_share(), cores, workers)) if PROBE else paced
+
+
+def pace_from_load(one: float, five: float, cores: int, workers: int) -> float:
+    """How many times slower than alone a job runs: the runnable tasks (the load and this
+    run's own `workers` jobs) per core, never below 1. Users' machines are busy, and the fit
+    figures above were measured with a core to spare. The load is the smaller of the 1- and
+    5-minute averages: for a minute after a run ends, the 1-minute average still holds its
+    jobs, while other work that keeps the cores busy shows in both."""
+    load = min(one, five) if PACE_LOAD == "min" else one
+    return max(1.0, (load + workers) / max(cores, 1))
+
+
+def pace_from_share(share: float, cores: int, workers: int) -> float:
+    """The pace from the share of a core one thread got just now (CPU over wall seconds):
+    with `other` busy tasks beside it on `cores` cores a thread gets cores / (other + 1),
+    so other = cores / share - 1; then as pace_from_load with that for the load."""
+    other = max(0.0, max(cores, 1) / max(share, 1e-3) - 1.0)
+    return max(1.0, (other + workers) / max(cores, 1))
+
+
+def cpu_share(cpu_s: float = PROBE_CPU_S) -> float:
+    """The share of a core this thread gets now: `cpu_s` of busy work over the wall
+    seconds it took (at most 1)."""
+    wall, cpu = time.perf_counter(), time.thread_time()
+    while time.thread_time() - cpu < cpu_s:
+        pass
+    return min(1.0, cpu_s / max(time.perf_counter() - wall, 1e-9))
+
+
+PACE_LOAD = "min"  # "one": the 1-minute average alone, the rule before (the benchmark's)
 
 
 def first_run_wall_s(profile: DataProfile, spec: CandidateSpec | None, cv_folds: int,
@@ -168,7 +214,7 @@ def first_run_wall_s(profile: DataProfile, spec: CandidateSpec | None, cv_folds:
     fit = boosting_scale(profile, spec) * (analytic(profile, spec, 0, rows=train_rows)[1]
                                            - analytic(profile, spec, 0, rows=1)[1])
     job = WARM_JOB_S if warm else analytic(profile, spec, 0, rows=1)[1]
-    return smoke + math.ceil(cv_folds / max(workers, 1)) * (job + fit)
+    return smoke + math.ceil(cv_folds / max(workers, 1)) * (job + FIT_FIXED_S + fit)
 
 
 # Boosting grows one tree per class each round, and the families' fit_seconds_per_mcell

@@ -627,9 +627,11 @@ def _overhead(search: Search, runner: TrialRunner) -> float | None:
 
 
 def _development_rows(inputs) -> pd.DataFrame:
-    """The rows selection may use: the referee's development part (the run's data_path);
-    the test part never reaches the search."""
-    return pd.read_parquet(inputs.data_path)
+    """The rows selection may use: the referee's development part (the run's data_path,
+    or its cross-validation sample); the test part never reaches the search."""
+    from pipesmith.agents.executor import cv_development
+
+    return cv_development(inputs)
 
 
 def run_folds(dev: pd.DataFrame, inputs) -> list[tuple[np.ndarray, np.ndarray]]:

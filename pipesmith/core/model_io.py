@@ -150,6 +150,7 @@ def _categories(series: pd.Series) -> list | None:
 def feature_schema(frame: pd.DataFrame, target: str | None, task_type: str) -> FeatureSchema:
     """The schema of a prepared table (the one the model is trained on)."""
     from pipesmith.agents.planner.profiler import column_kind
+    from pipesmith.core.referee import true_classes
 
     features = []
     for name in frame.columns:
@@ -161,7 +162,7 @@ def feature_schema(frame: pd.DataFrame, target: str | None, task_type: str) -> F
     classes = None
     if task_type == "classification" and target is not None:
         classes = [value.item() if hasattr(value, "item") else value
-                   for value in np.unique(frame[target].dropna().to_numpy())]
+                   for value in true_classes(frame[target].dropna().to_numpy())]
     return FeatureSchema(task_type=task_type, target=target,
                          target_dtype=str(frame[target].dtype) if target else None,
                          classes=classes, features=features)

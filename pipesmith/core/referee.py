@@ -79,9 +79,17 @@ def split_positions(frame: pd.DataFrame, target: str | None, task_type: str, see
         if n_test < len(counts) or len(frame) - n_test < len(counts):
             raise InputError(f"a test part of {n_test} rows cannot hold all {len(counts)} "
                              "classes; use a larger --test-size or more rows")
-        stratify = frame[target].to_numpy()
+        stratify = stratify_codes(frame[target].to_numpy())
     return train_test_split(np.arange(len(frame)), test_size=n_test, random_state=seed,
                             stratify=stratify)
+
+
+def stratify_codes(labels: np.ndarray) -> np.ndarray:
+    """Text labels as codes in their sorted order: the very split the labels give, without
+    scikit-learn sorting every text label twice (8 s for 1,000,000 under load)."""
+    if labels.dtype != object:
+        return labels
+    return pd.Categorical(labels, categories=true_classes(labels)).codes
 
 
 def save_split(out: Path, frame: pd.DataFrame, dev_rows: np.ndarray,
@@ -227,8 +235,11 @@ def load_returned(workdir: Path, n_rows: int | None = None, n_classes: int = 0) 
 
 
 def true_classes(y_train) -> np.ndarray:
-    """The class set and order the referee scores with: the sorted training labels."""
-    return np.unique(np.asarray(y_train))
+    """The class set and order the referee scores with: the sorted training labels.
+    Hashed before sorted: np.unique alone sorts every label (0.9 s for 800,000 text
+    labels, several times a refit); the sort then sees only the distinct ones."""
+    labels = np.asarray(y_train)
+    return np.unique(pd.unique(labels.ravel()) if labels.dtype == object else labels)
 
 
 def align_classes(proba: np.ndarray, returned: np.ndarray, classes: np.ndarray) -> np.ndarray:
@@ -291,13 +302,30 @@ def check_predictions(returned: dict, n_rows: int, task_type: str, metric_name: 
 def score(metric_name: str, y_true, checked: dict) -> float:
     """The metric on checked predictions; anything scoring raises is the candidate's
     ContractViolation (its predictions could not be scored), never a crash of the run."""
+    y_true, pred, classes = _coded(np.asarray(y_true), checked["pred"], checked.get("classes"))
     try:
         return float(get_metric(metric_name).score(
-            np.asarray(y_true), checked["pred"], proba=checked.get("proba"),
-            classes=checked.get("classes")))
+            y_true, pred, proba=checked.get("proba"), classes=classes))
     except Exception as exc:
         raise ContractViolation(f"the predictions could not be scored: "
                                 f"{type(exc).__name__}: {str(exc)[:300]}") from None
+
+
+def _coded(y_true: np.ndarray, pred: np.ndarray, classes: np.ndarray | None):
+    """Text labels as integer codes (the classes first, in their order, then any other
+    predicted label): the same scores, without scikit-learn sorting every text label
+    several times per metric (2.5 s for 200,000 test rows)."""
+    if y_true.dtype.kind not in "OU" or pred.dtype.kind not in "OU":
+        return y_true, pred, classes
+    known = list(classes) if classes is not None else []
+    seen = set(known)
+    index = pd.Index(known + [v for v in pd.unique(np.concatenate([y_true.astype(object),
+                                                                    pred.astype(object)]))
+                              if v not in seen], dtype=object)
+    if not index.is_unique:
+        return y_true, pred, classes
+    return (index.get_indexer(y_true), index.get_indexer(pred),
+            np.arange(len(known)) if classes is not None else None)
 
 
 def baseline(metric_name: str, y_train, y_true) -> float:
@@ -306,11 +334,13 @@ def baseline(metric_name: str, y_train, y_true) -> float:
     y_train, y_true = np.asarray(y_train), np.asarray(y_true)
     metric = get_metric(metric_name)
     if metric.task_type == "classification":
-        classes, counts = np.unique(y_train, return_counts=True)
+        classes = true_classes(y_train)
+        counts = pd.Series(y_train).value_counts().reindex(classes).to_numpy()
         prior = counts / counts.sum()
         pred = np.full(len(y_true), classes[counts.argmax()], dtype=classes.dtype)
         proba = np.tile(prior, (len(y_true), 1))
-        return float(metric.score(y_true, pred, proba=proba, classes=classes))
+        y_true, pred, coded = _coded(y_true, pred, classes)
+        return float(metric.score(y_true, pred, proba=proba, classes=coded))
     return float(metric.score(y_true, np.full(len(y_true), float(np.mean(y_train)))))
 
 

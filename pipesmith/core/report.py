@@ -47,6 +47,17 @@ class CVScore(BaseModel):
     folds: int
 
 
+class RowsUsed(BaseModel):
+    """The development rows a large table's run used to fit its budget (graph/rows.py)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    development: int  # rows in the development part
+    cross_validation: int  # the seeded stratified sample every candidate was scored on
+    refit: int | None  # the rows the final pipeline was fit on (None: no refit)
+    notes: list[str]  # what the person reads
+
+
 class Report(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -103,6 +114,7 @@ class Report(BaseModel):
     segments_note: str = ""  # what they cover, or why there are none
     contributions: list[FeatureContribution] = []  # SHAP mean |contribution|, largest first
     contributions_note: str = ""  # the family's method and sample, or why there are none
+    rows_used: RowsUsed | None = None  # a sample of the development rows fit the budget
 
     @computed_field  # derived from `segments`, written to report.json for its readers
     @property
@@ -193,7 +205,22 @@ def build_report(state: RunState, topology: str, llm: dict | None = None) -> Rep
         contributions=refit.contributions if refit else [],
         contributions_note=(refit.contributions_note or _no_importance(refit)) if refit
         else "not computed: no refit",
+        rows_used=rows_used(inputs, state.get("profile"), refit),
     )
+
+
+def rows_used(inputs: RunInputs, profile, refit: RefitOutcome | None) -> RowsUsed | None:
+    """What a sampled run did, in figures and in words; None when every row was used."""
+    from pipesmith.graph.rows import note
+
+    if not inputs.cv_rows or profile is None or inputs.cv_rows >= profile.n_rows:
+        return None
+    fitted = refit.n_dev if refit is not None and refit.status == "ok" else None
+    notes = [note("cross-validated", inputs.cv_rows, profile.n_rows)]
+    if refit is not None and refit.sampled_from and fitted:
+        notes.append(note("refit", fitted, refit.sampled_from))
+    return RowsUsed(development=profile.n_rows, cross_validation=inputs.cv_rows, refit=fitted,
+                    notes=notes)
 
 
 def _no_importance(refit: RefitOutcome) -> str:
@@ -402,6 +429,7 @@ def markdown(report: Report) -> str:
         f"- time: {report.elapsed_s:.1f}s of {report.budget_s:.0f}s budget "
         f"({100 * report.elapsed_s / max(report.budget_s, 1e-9):.0f}% used), "
         f"{report.sandbox_s:.1f}s inside the sandbox",
+        *[f"- {n}" for n in (report.rows_used.notes if report.rows_used else [])],
         *search_lines(report.search),
         *control_line(report.permutation_control),
         f"- best score over the run's sandbox time: {_curve_text(score_curve(report))}",

@@ -50,7 +50,11 @@ def describe(node: str, update: dict[str, Any]) -> str:
     if node == "execute":
         a = next(iter(attempts.values()))
         score = f" score={a.score:.4f}" if a.score is not None else ""
-        return f"{a.id} {a.candidate}: {a.status}{score} ({a.wall_s:.1f}s, {a.peak_mem_mb:.0f} MB)"
+        sampled = update.get("inputs").cv_rows if update.get("inputs") else None
+        rows = f"; cross-validated on a sample of {sampled:,} rows to fit the budget" \
+            if sampled else ""
+        return (f"{a.id} {a.candidate}: {a.status}{score} ({a.wall_s:.1f}s, "
+                f"{a.peak_mem_mb:.0f} MB){rows}")
     if node == "diagnose":
         if not attempts:  # already judged on quality right after its run
             return "diagnosed by the quality check after the run"
@@ -62,6 +66,9 @@ def describe(node: str, update: dict[str, Any]) -> str:
         kept = ""
         if e and e.strategy != "none":
             kept = f"; ensemble {'kept' if e.kept else 'not kept'}"
+        refit = update.get("refit")
+        if refit is not None and refit.sampled_from:
+            kept += f"; refit on {refit.n_dev:,} of {refit.sampled_from:,} rows to fit the budget"
         return f"written to {update.get('report_path')}{kept}"
     if node == "remember":
         recorded = (update.get("outcome") or {}).get("remembered")

@@ -132,3 +132,43 @@ def test_a_test_score_far_below_the_cv_interval_is_a_warning():
     assert score_gap_warning("rmse", 10.0, 0.5, 40.0, 30.0) is not None
     assert score_gap_warning("rmse", 10.0, 0.5, 40.0, 11.0) is None
     assert score_gap_warning("accuracy", 0.9, 0.01, 0.5, None) is None  # no test part
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_text_labels_score_exactly_as_scikit_learn_scores_them(k):
+    # the referee scores text labels as codes (no sort of every label per metric): the
+    # same figures as the metrics on the labels themselves, a stray predicted label included
+    from pipesmith.core.metrics import get_metric
+
+    rng = np.random.default_rng(k)
+    labels = np.array(["no", "yes", "maybe"][:k], dtype=object)
+    y = rng.choice(labels, 5000)
+    # predictions come back from the sandbox as numpy text, not Python objects
+    pred = np.where(rng.random(len(y)) < 0.8, y, rng.choice([*labels, "other"], len(y)))
+    pred = pred.astype(str)
+    classes = referee.true_classes(y)
+    assert np.array_equal(classes, np.unique(y)) and classes.dtype == object
+    proba = rng.dirichlet(np.ones(k), len(y))
+    checked = {"pred": pred, "proba": proba, "classes": classes}
+    for metric in ("accuracy", "balanced_accuracy", "f1_macro", "roc_auc", "log_loss"):
+        expected = get_metric(metric).score(y, pred, proba=proba, classes=classes)
+        assert referee.score(metric, y, checked) == pytest.approx(expected, abs=1e-12)
+    # the dummy baseline's priors count the classes as numpy does
+    _, counts = np.unique(y, return_counts=True)
+    prior = counts / counts.sum()
+    assert referee.baseline("log_loss", y, y[:100]) == pytest.approx(
+        get_metric("log_loss").score(y[:100], None, proba=np.tile(prior, (100, 1)),
+                                     classes=classes))
+
+
+def test_text_labels_split_exactly_as_scikit_learn_splits_them():
+    # the referee stratifies on codes in the labels' sorted order (no sort of every text
+    # label): the rows of each part are the ones the labels themselves give
+    from sklearn.model_selection import train_test_split
+
+    rng = np.random.default_rng(1)
+    y = rng.choice(np.array(["no", "yes", "maybe"], dtype=object), 5000, p=[0.6, 0.3, 0.1])
+    frame = pd.DataFrame({"x": rng.random(len(y)), "y": y})
+    dev, test = referee.split_positions(frame, "y", "classification", 7, 0.2)
+    expected = train_test_split(np.arange(len(y)), test_size=1000, random_state=7, stratify=y)
+    assert np.array_equal(dev, expected[0]) and np.array_equal(test, expected[1])
