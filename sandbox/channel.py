@@ -91,6 +91,13 @@ def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
     return b"".join(chunks)
 
 
+def readable(fd: int, deadline: float) -> bool:
+    """Whether a message has begun to arrive before `deadline` (nothing is read)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(max(0, int((deadline - time.monotonic()) * 1000))))
+
+
 def receive(fd: int, deadline: float | None = None,
             max_payload: int = 1 << 30) -> tuple[dict, bytes]:
     """One message: (header, payload). `deadline` (time.monotonic()) bounds the wait;

@@ -26,6 +26,7 @@ from pipesmith.sandbox.channel import (
     ChannelTimeout,
     make_channel,
     open_supervisor_side,
+    readable,
     receive,
     send,
 )
@@ -104,18 +105,21 @@ class ServedJob:
         return f" ({result.status}: {one_line(result.detail or result.stderr.strip()[-300:])})"
 
     def _reply(self, deadline: float, max_payload: int = 1 << 20) -> tuple[dict, bytes]:
-        """The next message, waiting in short slices so that a job that ended is noticed."""
+        """The next message. Its start is awaited in short slices, so that a job that ended
+        is noticed; a message that has begun is read whole, to the deadline (a slice ending
+        mid-message would leave the rest to be read as the next header)."""
         assert self._fds is not None
-        while True:
-            try:
-                return receive(self._fds[1], min(deadline, time.monotonic() + 0.5), max_payload)
-            except ChannelTimeout as exc:
-                if time.monotonic() >= deadline:
-                    raise JobGone(f"{self.name}: no answer in time") from exc
-                if self._thread is None or not self._thread.is_alive():
-                    raise JobGone(f"{self.name}: the job ended{self.last_words()}") from exc
-            except ChannelError as exc:
-                raise JobGone(f"{self.name}: {one_line(exc)}") from exc
+        while not readable(self._fds[1], min(deadline, time.monotonic() + 0.5)):
+            if time.monotonic() >= deadline:
+                raise JobGone(f"{self.name}: no answer in time")
+            if self._thread is None or not self._thread.is_alive():
+                raise JobGone(f"{self.name}: the job ended{self.last_words()}")
+        try:
+            return receive(self._fds[1], deadline, max_payload)
+        except ChannelTimeout as exc:
+            raise JobGone(f"{self.name}: no whole answer in time") from exc
+        except ChannelError as exc:
+            raise JobGone(f"{self.name}: {one_line(exc)}") from exc
 
     def ask(self, request: dict, payload: bytes = b"", *, reply_by: float,
             max_payload: int = 1 << 20) -> tuple[dict, bytes]:
