@@ -87,6 +87,23 @@ def has_time(state: RunState) -> bool:
     return left_before_reserve(state) > 0
 
 
+def adoption_fits(state: RunState) -> bool:
+    """The next planned candidate is a search winner that adopts its trial (its folds'
+    predictions are already made, so it has no run of its own): it needs the time of its
+    refit, its permutation control and the report, not a candidate run's. A warm search
+    may take all the time before the reserve; its winners must still join."""
+    plan, index = state["plan"].candidates, state.get("next_index", 0)
+    trial = plan[index].trial if index < len(plan) else None
+    if trial is None:
+        return False
+    slowest = max(trial.fold_wall_s, default=0.0)
+    inputs = state["inputs"]
+    control = slowest if inputs.permutation_control and inputs.task_type != "clustering" \
+        else 0.0
+    needed = REFIT_SLACK * slowest + control + REPORT_S * (state.get("pace") or 1.0)
+    return inputs.budget_s - elapsed_s(state) > needed
+
+
 def fits_another(state: RunState) -> bool:
     """Anytime: a new candidate starts only when what a successful candidate has cost so
     far (the median) fits in the time left before the reserve."""

@@ -13,7 +13,7 @@ from typing import Literal
 from pipesmith.agents.llm.ledger import budget_reason
 from pipesmith.agents.repair.reformulate import tried_actions
 from pipesmith.agents.schemas import Diagnosis
-from pipesmith.graph.budget import fits_another, has_time
+from pipesmith.graph.budget import adoption_fits, fits_another, has_time
 from pipesmith.graph.state import RunState, lineage, repair_depth
 from pipesmith.graph.topologies import TOPOLOGIES, Topology
 
@@ -31,12 +31,14 @@ def next_step(state: RunState, topology: Topology = FULL) -> Literal[
         "draft", "search", "ensemble", "report"]:
     """Anytime: draft planned candidates until one succeeds (a valid model early); then,
     when the topology searches, search once (the planned candidates not yet drafted become
-    its first trials, and its winners join the plan); then draft the rest, then ensemble."""
+    its first trials, and its winners join the plan); then draft the rest, then ensemble.
+    A winner that adopts its trial joins while its refit fits, with no run of its own."""
     more = state.get("next_index", 0) < len(state["plan"].candidates)
     if topology.search and state.get("search") is None and has_time(state) and \
             any(a.succeeded for a in (state.get("attempts") or {}).values()):
         return "search"
-    if more and has_time(state) and fits_another(state) and has_llm_budget(state):
+    fits = has_time(state) and fits_another(state) or adoption_fits(state)
+    if more and fits and has_llm_budget(state):
         return "draft"
     return "ensemble" if topology.ensemble else "report"
 

@@ -192,3 +192,27 @@ def test_the_time_between_nodes_is_recorded_when_the_run_has_a_clock():
     assert second[OUTSIDE_NODES] < 1.0  # only what passed since the last node ended
     stopped = SimpleNamespace(context=SimpleNamespace(clock=RunClock.stopped()))  # Deps' default
     assert OUTSIDE_NODES not in node({}, stopped)["timings"]
+
+
+def test_a_winner_that_adopts_its_trial_joins_after_a_search_that_took_all_the_time():
+    """ames at 60 s: the warm search took the time up to the reserve, and its winners (XGBoost
+    0.907, HGB 0.897 cross-validated) were never drafted: the final was the ridge (0.881)
+    that ran before the search. An adopted winner has no run of its own; it needs its
+    refit, control and report only."""
+    from pipesmith.agents.schemas import SearchTrial
+
+    trial = SearchTrial(number=2, score=0.907, share=1.0, params={}, module="", fold_plan="k",
+                        folder="f", fold_wall_s=[1.6, 1.9, 1.7, 1.8, 1.5])
+    winner = CandidateSpec(name="xgboost (searched)", family="xgboost", trial=trial)
+    c = cand("a1")
+    ridge = attempt("a1").model_copy(update={"wall_s": 7.0, "fold_wall_s": 1.2})
+
+    def after_search_at(elapsed, next_spec):
+        return {**state(current=c, candidates=[c], attempts=[ridge], elapsed=elapsed,
+                        search={"trials": 7}), "plan": Plan(candidates=[SPEC, next_spec])}
+
+    # a run like ridge's (7 s) does not fit in the 8 s left; the adopted winner's refit
+    # (1.5 x 1.9 s), control (1.9 s) and report (1.5 s) do
+    assert routing.after_execute(after_search_at(52.0, SPEC)) == "ensemble"
+    assert routing.after_execute(after_search_at(52.0, winner)) == "draft"
+    assert routing.after_execute(after_search_at(55.0, winner)) == "ensemble"
