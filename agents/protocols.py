@@ -123,8 +123,10 @@ class Executor(Protocol):
         ...
 
     def refit(self, candidate: Candidate, inputs: RunInputs, workdir: Path, timeout_s: float,
-              memory_mb: int | None = None) -> tuple[ExecResult, dict | None]:
-        ...
+              memory_mb: int | None = None, rows: int | None = None
+              ) -> tuple[ExecResult, dict | None]:
+        """Fit on every development row (or a seeded sample of `rows`), score the test
+        part outside."""
 
     def permuted(self, candidate: Candidate, inputs: RunInputs, workdir: Path,
                  timeout_s: float, memory_mb: int | None = None

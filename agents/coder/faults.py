@@ -220,8 +220,8 @@ def phantom_column(code, rng, ctx):
 
 
 def log_of_negative(code, rng, ctx):
-    code = _sub_once(r'numeric_steps = \[SimpleImputer\(strategy="median"\)\]',
-                     'numeric_steps = [SimpleImputer(strategy="median"), StandardScaler(), '
+    code = _sub_once(r'numeric_steps = \[SimpleImputer\((strategy="median"[^)]*)\)\]',
+                     r'numeric_steps = [SimpleImputer(\1), StandardScaler(), '
                      'FunctionTransformer(np.log)]', code)
     if code is None:
         return None

@@ -85,3 +85,28 @@ def test_gradient_boosting_splits_categories_as_categories(tmp_path):
     assert model.is_categorical_.sum() == 1
     # unseen and learnt levels alike: an exact rule, found by one categorical split
     assert (pipeline.predict(test.drop(columns=["y"])) == test["y"]).mean() > 0.97
+
+
+def test_a_column_empty_in_the_fitted_rows_keeps_the_categorical_positions(tmp_path):
+    """ames at 60 s: a rare category column (a pool's quality, 99% missing) had no value in
+    the smoke run's rows, the imputer dropped it, and the default HistGradientBoosting -- the
+    run's floor -- failed with "categorical_features set as integer indices must be in [0,
+    n_features - 1]"."""
+    rng = np.random.default_rng(0)
+    n = 600
+    frame = pd.DataFrame({
+        "pool": np.where(np.arange(n) >= n - 60, rng.choice(["Gd", "Ex"], n), None),  # in the last 60 rows only
+        "zone": rng.choice(["A", "B", "C"], n),
+        "area": rng.normal(size=n),
+        "lot": np.where(np.arange(n) >= n - 60, rng.normal(size=n), np.nan)})
+    frame["y"] = frame["area"] + (frame["zone"] == "B") + rng.normal(scale=0.1, size=n)
+    inputs, dev, profile = _prepared(tmp_path, frame, "y", "r2")
+    spec = next(c for c in Planner().plan(inputs, profile, []).candidates
+                if c.family == "hist_gradient_boosting")
+    module = _module(Coder().draft("a1", spec, profile, inputs).code)
+    assert module.FEW_LEVEL_COLUMNS == ["pool", "zone"] and "lot" in module.NUMERIC_COLUMNS
+    assert module.CATEGORICAL_COLUMNS.index("pool") < module.CATEGORICAL_COLUMNS.index("zone")
+    pipeline = module.build_pipeline({"seed": 0, "n_jobs": 1})
+    empty = dev[dev["pool"].isna() & dev["lot"].isna()]  # the rows without a pool
+    pipeline.fit(empty.drop(columns=["y"]), empty["y"])
+    assert pipeline.score(dev.drop(columns=["y"]), dev["y"]) > 0.8

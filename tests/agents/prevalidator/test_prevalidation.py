@@ -148,8 +148,9 @@ def test_smoke_run_catches_what_static_checks_cannot(settings, tmp_path):
             if spec.family != "logistic_regression":
                 return candidate
             code = candidate.code.replace(
-                'numeric_steps = [SimpleImputer(strategy="median")]',
-                'numeric_steps = [SimpleImputer(strategy="median"), StandardScaler(), '
+                'numeric_steps = [SimpleImputer(strategy="median", keep_empty_features=True)]',
+                'numeric_steps = [SimpleImputer(strategy="median", keep_empty_features=True), '
+                'StandardScaler(), '
                 'FunctionTransformer(np.log)]').replace(
                 "from sklearn.compose", "import numpy as np\n"
                 "from sklearn.preprocessing import FunctionTransformer\nfrom sklearn.compose")
