@@ -384,8 +384,8 @@ def boosting_loss_renamed(code, rng, ctx):
 
 
 def nan_sentinel_alias(code, rng, ctx):
-    new = _sub_once(r'SimpleImputer\(strategy="median"\)',
-                    'SimpleImputer(missing_values=np.NaN, strategy="median")', code)
+    new = _sub_once(r'SimpleImputer\(strategy="median"',
+                    'SimpleImputer(missing_values=np.NaN, strategy="median"', code)
     return _add_import(new, "import numpy as np") if new else None
 
 
