@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import structlog
 
-from pipesmith.agents.schemas import Candidate, HeldOutPredictions, RunInputs
+from pipesmith.agents.schemas import Attempt, Candidate, HeldOutPredictions, RunInputs
 from pipesmith.core import contributions, importance, referee, segments
 from pipesmith.core.metrics import get_metric
 from pipesmith.sandbox.base import ExecJob, ExecResult, Sandbox
@@ -35,7 +35,6 @@ HARNESS = "pipesmith.sandbox.harness"
 CONTRACT_EXIT = 3
 SMOKE_TIMEOUT_S = 30.0
 OOF_FILE = "oof.npz"
-log = structlog.get_logger(__name__)
 PARALLEL_FOLDS = 2  # fold jobs at once, when the cores allow
 DIAGNOSTICS_LIMIT = 1 << 20  # diagnostics.json, read only up to this
 COPY_LIMIT_BYTES = 100 << 20  # the files a script names are copied next to it up to this
@@ -271,6 +270,59 @@ class Executor:
                             peak_mem_mb=trial.peak_mem_mb,
                             detail=f"cross-validation adopted from search trial {trial.number}")
         log.info("execute.adopted", candidate=candidate.id, trial=trial.number,
+                 score=metrics["score"])
+        return result, metrics
+
+    def combine(self, candidate: Candidate, members: list[Attempt], weights: list[float],
+                inputs: RunInputs, workdir: Path,
+                class_weights: dict[str, float] | None = None) -> tuple[ExecResult, dict] | str:
+        """A vote's cross-validation from its members' out-of-fold predictions, with no fit:
+        each member fitted these very folds, so each fold's vote (agents/ensembler/compose.py
+        `voted`) is what the composed module's fold fits would predict. The votes are
+        written as the folds' predictions and scored here exactly as fold jobs' are; the
+        times are the members' (a refit fits them all). Otherwise why not (it is run)."""
+        from pipesmith.agents.ensembler.compose import voted
+
+        dev = cv_development(inputs)
+        folds = referee.fold_plan(dev, inputs.target, inputs.task_type, inputs.cv_folds,
+                                  inputs.seed)
+        index = np.sort(np.concatenate([f.predict for f in folds]))
+        stored = []
+        for member in members:
+            try:
+                oof = load_oof(member.workdir)
+            except (OSError, ValueError) as exc:
+                return f"{member.id} has no out-of-fold predictions to vote with: {exc}"[:300]
+            if not np.array_equal(oof["index"], index):
+                return f"{member.id}'s out-of-fold predictions are not on this run's folds"
+            if inputs.task_type == "classification" and "proba" not in oof:
+                return f"{member.id} stored no probabilities to vote with"
+            stored.append(oof)
+        workdir.mkdir(parents=True, exist_ok=True)
+        (workdir / "candidate.py").write_text(candidate.code)
+        jobs = [workdir / "folds" / str(n) for n in range(len(folds))]
+        for fold, folder in zip(folds, jobs, strict=True):
+            rows = np.searchsorted(index, fold.predict)
+            vote = voted([{k: v[rows] if k != "classes" else v for k, v in oof.items()}
+                          for oof in stored], weights, class_weights)
+            folder.mkdir(parents=True, exist_ok=True)
+            np.savez(folder / "predictions.npz", **{k: _savable(v) for k, v in vote.items()})
+        try:
+            metrics = self._score_folds(dev, folds, jobs, inputs, workdir)
+        except referee.ContractViolation as exc:
+            return f"the referee rejected the vote's predictions: {exc}"[:300]
+        # what its refit fits: the slowest member's fold job and one fit of each other one
+        rounds = -(-len(folds) // PARALLEL_FOLDS)
+        fits = [m.wall_s / rounds for m in members]
+        metrics["fold_wall_s"] = round(max(m.fold_wall_s for m in members)
+                                       + sum(fits) - max(fits), 3)
+        result = ExecResult(status="ok", exit_code=0, backend="vote",
+                            wall_s=round(sum(m.wall_s for m in members), 3),
+                            cpu_s=round(sum(m.cpu_s for m in members), 3),
+                            peak_mem_mb=max(m.peak_mem_mb for m in members),
+                            detail="cross-validation voted from the members' out-of-fold "
+                                   "predictions (" + ", ".join(m.id for m in members) + ")")
+        log.info("execute.voted", candidate=candidate.id, members=[m.id for m in members],
                  score=metrics["score"])
         return result, metrics
 

@@ -118,6 +118,13 @@ class Executor(Protocol):
         the referee; or why it cannot be adopted (then it is run)."""
         ...
 
+    def combine(self, candidate: Candidate, members: list[Attempt], weights: list[float],
+                inputs: RunInputs, workdir: Path,
+                class_weights: dict[str, float] | None = None) -> tuple[ExecResult, dict] | str:
+        """A vote ensemble's cross-validation from its members' out-of-fold predictions,
+        scored by the referee with no fit; or why not (then it is run)."""
+        ...
+
     def run_script(self, candidate: Candidate, workdir: Path, timeout_s: float,
                    memory_mb: int, disk_mb: int) -> ExecResult:
         ...
@@ -164,7 +171,8 @@ class Diagnostician(Protocol):
 class Ensembler(Protocol):
     """Proposes a combination on out-of-fold predictions, then decides on its result."""
 
-    def propose(self, attempts: list[Attempt], inputs: RunInputs) -> EnsembleProposal | None:
+    def propose(self, attempts: list[Attempt], inputs: RunInputs,
+                strategies: tuple[str, ...] = ...) -> EnsembleProposal | None:
         ...
 
     def decide(self, proposal: EnsembleProposal | None, result: Attempt | None,

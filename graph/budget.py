@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from pipesmith.agents.ensembler.compose import VOTES
 from pipesmith.agents.executor import PARALLEL_FOLDS
 from pipesmith.agents.schemas import Attempt, EnsembleProposal
 from pipesmith.core.metrics import get_metric
@@ -36,7 +37,7 @@ SEARCH_STARTS = 3.0  # ... nor less than this many times the slowest fold job so
 # time after the search need only hold the ensemble that follows it; the search takes the
 # rest (at least its share). False: the share alone, as with fold jobs.
 WARM_SEARCH_TAKES_THE_REST = True
-# That ensemble: the best this many candidates so far (at least two), costed as
+# That ensemble: a vote of the best this many candidates so far (at least two), costed as
 # ensemble_cost_s costs one, no smoke run. False: ENSEMBLE_RUNS mean candidate runs, smoke
 # runs included, the rule before (benchmarks/budget_use.py's baseline arm): on attrition it
 # kept 16.8 s after the search for an ensemble that cost 1.7 s plus its refit.
@@ -49,6 +50,16 @@ def _succeeded(state: RunState) -> list[Attempt]:
     return [a for a in (state.get("attempts") or {}).values() if a.succeeded]
 
 
+def tail_s(state: RunState, refit_s: float, control_s: float) -> float:
+    """What follows the last candidate for the chosen pipeline: its refit (`refit_s`), its
+    permutation control (`control_s`, when the run holds one) and the report, at the run's
+    pace."""
+    inputs = state["inputs"]
+    control = control_s if inputs.permutation_control and inputs.task_type != "clustering" \
+        else 0.0
+    return refit_s + control + REPORT_S * (state.get("pace") or 1.0)
+
+
 def reserve_s(state: RunState) -> float:
     """Seconds kept back for the permutation control, the refit on all development rows
     and the report."""
@@ -57,15 +68,13 @@ def reserve_s(state: RunState) -> float:
     slowest = max((a.fold_wall_s for a in done), default=0.0)
     # the control's folds run as forks of the warm workers (a candidate's fits, `wall_s`)
     # or as one fold job (`fold_wall_s`, an interpreter's start included): the smaller
-    control = max((min(a.fold_wall_s, a.wall_s) for a in done), default=0.0) \
-        if inputs.permutation_control and inputs.task_type != "clustering" else 0.0
+    control = max((min(a.fold_wall_s, a.wall_s) for a in done), default=0.0)
     refit = REFIT_SLACK * slowest
     if inputs.cv_rows:  # the folds fitted a sample; the refit is meant for every row
         refit = max([refit] + [rows.refit_s(state["profile"].n_rows, a.fold_wall_s,
                                             rows.train_rows(inputs.cv_rows, inputs.cv_folds),
                                             rows.fixed_s(a)) for a in done])
-    return max(inputs.budget_s * RESERVE_SHARE,
-               refit + control + REPORT_S * (state.get("pace") or 1.0))
+    return max(inputs.budget_s * RESERVE_SHARE, tail_s(state, refit, control))
 
 
 def left_before_reserve(state: RunState) -> float:
@@ -97,11 +106,8 @@ def adoption_fits(state: RunState) -> bool:
     if trial is None:
         return False
     slowest = max(trial.fold_wall_s, default=0.0)
-    inputs = state["inputs"]
-    control = slowest if inputs.permutation_control and inputs.task_type != "clustering" \
-        else 0.0
-    needed = REFIT_SLACK * slowest + control + REPORT_S * (state.get("pace") or 1.0)
-    return inputs.budget_s - elapsed_s(state) > needed
+    return state["inputs"].budget_s - elapsed_s(state) > tail_s(state, REFIT_SLACK * slowest,
+                                                                 slowest)
 
 
 def fits_another(state: RunState) -> bool:
@@ -176,42 +182,46 @@ def _planned_run_fits(state: RunState) -> bool:
     return left and fits_another(state)
 
 
-def members_cost_s(members: list[Attempt], cv_folds: int, stack_folds: int = 0) -> float:
-    """What an ensemble of these members costs beyond the reserve: each member's fits again
-    on the run's folds (`stack_folds` more times each when stacking; no smoke run), and in
-    its refit, one job, the fits of all but the largest member (the reserve holds that
-    one's fold job, the job's start included). A member's one fit is its run's time per
-    round of folds, not its fold job's time, which holds a fresh interpreter's start
-    (attrition at load 4: fits of 2.4 s, a fold job of 7.3 s); counting that start once
-    per member kept penguins' ensembles from running."""
-    rounds = math.ceil(cv_folds / PARALLEL_FOLDS)
+def members_cost_s(state: RunState, members: list[Attempt], runs: int) -> float:
+    """What an ensemble of these members costs beyond the reserve: `runs` times each
+    member's fits on the run's folds (0 for a vote, scored from their stored out-of-fold
+    predictions; 1 + STACK_FOLDS for stacking, whose level-2 model needs new fits), and in
+    its refit, one job, and its permutation control the fits of all but the largest member
+    (the reserve holds that one's fold job, the job's start included). A member's one fit is
+    its run's time per round of folds, not its fold job's time, which holds a fresh
+    interpreter's start (attrition at load 4: fits of 2.4 s, a fold job of 7.3 s); counting
+    that start once per member kept penguins' ensembles from running."""
+    rounds = math.ceil(state["inputs"].cv_folds / PARALLEL_FOLDS)
     fits = [m.wall_s / rounds for m in members]
-    return sum(m.wall_s for m in members) * (1 + stack_folds) + \
-        REFIT_SLACK * (sum(fits) - max(fits, default=0.0))
+    others = sum(fits) - max(fits, default=0.0)
+    return runs * sum(m.wall_s for m in members) + \
+        tail_s(state, REFIT_SLACK * others, others) - tail_s(state, 0.0, 0.0)
 
 
 def after_search_s(state: RunState) -> float:
-    """Seconds the time after a warm search holds: an ensemble of the best ENSEMBLE_MEMBERS
-    candidates so far, a weighted vote (a stacking that does not fit is skipped, and its
-    time went to the search). The search's winners take members' places at a trial's
-    cost, a candidate's fits, and adopt their trials, so they add no run of their own; a
-    lone candidate counts twice (an ensemble has two members at least)."""
+    """Seconds the time after a warm search holds: a weighted vote of the best
+    ENSEMBLE_MEMBERS candidates so far (a stacking that does not fit is skipped, and its
+    time went to the search). A vote fits nothing before its refit, and the search's
+    winners adopt their trials, so this is the members' share of the refit and the
+    control; a lone candidate counts twice (an ensemble has two members at least)."""
     greater = get_metric(state["inputs"].metric).greater_is_better
     ranked = sorted((a for a in _succeeded(state) if a.phase != "ensemble"),
                     key=lambda a: a.score or 0.0, reverse=greater)[:ENSEMBLE_MEMBERS]
     if len(ranked) == 1:
         ranked = ranked * 2
-    return members_cost_s(ranked, state["inputs"].cv_folds)
+    return members_cost_s(state, ranked, runs=0)
 
 
 def ensemble_cost_s(state: RunState, proposal: EnsembleProposal, stack_folds: int) -> float:
-    """What an ensemble costs to score (its members run again; stacking refits each member
-    `stack_folds` more times) plus its refit beyond the reserve, which holds one member's."""
+    """What an ensemble costs beyond the reserve: a vote its members' share of the refit
+    and the control (Executor.combine scores it from their out-of-fold predictions); any
+    other its members' runs again (stacking `stack_folds` more times each) as well."""
     by_id = state.get("attempts") or {}
     members = [by_id[m] for m, w in zip(proposal.members, proposal.weights, strict=False)
                if w > 0 and m in by_id]
-    return members_cost_s(members, state["inputs"].cv_folds,
-                          stack_folds if proposal.strategy == "stacking" else 0)
+    votes = proposal.strategy in VOTES and state["inputs"].task_type != "clustering"
+    runs = 0 if votes else 1 + (stack_folds if proposal.strategy == "stacking" else 0)
+    return members_cost_s(state, members, runs)
 
 
 def ensemble_fits(state: RunState, proposal: EnsembleProposal, stack_folds: int) -> bool:

@@ -207,14 +207,17 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
                      note=rows.note("cross-validated", sampled, profile.n_rows))
             inputs = inputs.model_copy(update={"cv_rows": sampled})
             update["inputs"] = inputs
-    refused = None
+    refused, adopted = None, None
     if candidate.phase == "draft" and candidate.spec is not None and \
             candidate.spec.trial is not None:  # a search winner's draft (a repair is new code)
         adopted = runtime.context.executor.adopt(candidate, inputs,
                                                  attempt_dir(state, candidate))
-        if not isinstance(adopted, str):
-            return {**update, "attempts": {candidate.id: adopted_attempt(
-                state, runtime, candidate, inputs, *adopted)}}
+    elif candidate.phase == "ensemble" and candidate.repair_action is None:
+        adopted = vote(state, runtime, candidate, inputs)
+    if adopted is not None and not isinstance(adopted, str):
+        return {**update, "attempts": {candidate.id: adopted_attempt(
+            state, runtime, candidate, inputs, *adopted)}}
+    if adopted is not None:
         refused = adopted
         log.info("execute.adoption_refused", candidate=candidate.id, reason=refused)
     prediction = predict_resources(profile, sized_from_code(candidate.spec, candidate.code),
@@ -261,10 +264,29 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
     return update
 
 
+def vote(state: RunState, runtime: Runtime[Deps], candidate: Candidate,
+         inputs) -> tuple[ExecResult, dict] | str | None:
+    """A vote ensemble's cross-validation from its members' out-of-fold predictions (no fit;
+    Executor.combine), or why not; None for an ensemble that must run (stacking, and the
+    consensus of clusterings, fit something new)."""
+    from pipesmith.agents.ensembler.compose import VOTES, kept_members
+
+    proposal = state.get("proposal")
+    if proposal is None or proposal.strategy not in VOTES or inputs.task_type == "clustering":
+        return None
+    heaviest = max(range(len(proposal.weights)), key=lambda i: proposal.weights[i])
+    kept = kept_members(proposal.members, proposal.weights, proposal.strategy, heaviest)
+    attempts = state.get("attempts") or {}
+    return runtime.context.executor.combine(
+        candidate, [attempts[m] for m, _ in kept], [w for _, w in kept], inputs,
+        attempt_dir(state, candidate), class_weights=proposal.class_weights)
+
+
 def adopted_attempt(state: RunState, runtime: Runtime[Deps], candidate: Candidate, inputs,
                     result: ExecResult, metrics: dict) -> Attempt:
-    """A search winner whose cross-validation is its trial's (no fold job ran): judged on
-    quality like any run; its times are the trial's measured fits."""
+    """A search winner whose cross-validation is its trial's, or a vote whose is its
+    members' (no fold job ran): judged on quality like any run; its times are the measured
+    fits it stands for."""
     judged = runtime.context.diagnostician.judge_quality(metrics, state["profile"],
                                                          inputs.metric)
     smoke = (state.get("smoke") or {}).get(candidate.id) or {}
@@ -276,7 +298,8 @@ def adopted_attempt(state: RunState, runtime: Runtime[Deps], candidate: Candidat
         baseline_score=metrics["baseline_score"], smoke_s=smoke.get("wall_s", 0.0),
         wall_s=result.wall_s, cpu_s=result.cpu_s, peak_mem_mb=result.peak_mem_mb,
         exit_code=0, workdir=str(attempt_dir(state, candidate)),
-        adopted_trial=candidate.spec.trial.number)
+        adopted_trial=candidate.spec.trial.number
+        if candidate.spec is not None and candidate.spec.trial is not None else None)
 
 
 def trial_measure(candidate: Candidate, profile) -> dict | None:
@@ -475,8 +498,20 @@ def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
         return {"proposal": proposal, "current": None}
     # Anytime: run the ensemble only when what its members cost fits in the time left
     # (stacking refits each member STACK_FOLDS more times).
-    from pipesmith.agents.ensembler.compose import STACK_FOLDS
+    from pipesmith.agents.ensembler.compose import STACK_FOLDS, VOTES
 
+    if not budget.ensemble_fits(state, proposal, STACK_FOLDS) and \
+            proposal.strategy not in VOTES and state["inputs"].task_type != "clustering":
+        # stacking's new fits do not fit: the best vote instead, which fits nothing more
+        # before its refit (None: a single member as it is)
+        preferred = proposal
+        proposal = runtime.context.ensembler.propose(attempts, state["inputs"],
+                                                     strategies=VOTES)
+        if proposal is not None:  # the report still shows what stacking scored
+            proposal = proposal.model_copy(update={"nested_scores": {
+                **preferred.nested_scores, **proposal.nested_scores}})
+        if proposal is None or not proposal.builds:
+            return {"proposal": proposal, "current": None}
     if not budget.ensemble_fits(state, proposal, STACK_FOLDS):
         return {"proposal": proposal.model_copy(update={"skipped": True}), "current": None}
     # the members' code as it ran (a resource shrink updates `candidates`)
@@ -506,6 +541,18 @@ def report(state: RunState, runtime: Runtime[Deps]) -> dict:
     final = choose_final(attempts, outcome, state["inputs"].metric)
     final, rejected, outcome, controls = controlled(state, runtime, final, attempts, outcome)
     refitted, held_out = refit(state, runtime, final, time.perf_counter() - started)
+    if refitted.status != "ok" and final is not None and final.phase == "ensemble":
+        # a vote is scored from its members' predictions, so its composed module first
+        # runs here: should it fail, the best single candidate is refitted instead
+        log.warning("refit.ensemble_failed", status=refitted.status,
+                    detail=refitted.detail[:200])
+        outcome = outcome.model_copy(update={
+            "kept": False, "reason": f"its refit failed ({refitted.status}: "
+                                     f"{refitted.detail[:120]}); the best single candidate "
+                                     "was refitted instead"})
+        final = choose_final([rejected.get(a.id, a) for a in attempts], outcome,
+                             state["inputs"].metric)
+        refitted, held_out = refit(state, runtime, final, time.perf_counter() - started)
     session = runtime.context.llm
     path = write_report({**state, "attempts": {**(state.get("attempts") or {}), **rejected},
                          "ensemble": outcome, "refit": refitted,

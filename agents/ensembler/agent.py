@@ -79,9 +79,10 @@ class Ensembler:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
 
-    def propose(self, attempts: list[Attempt], inputs: RunInputs) -> EnsembleProposal | None:
-        """The strategy with the best nested cross-validated score over the pool's
-        out-of-fold predictions; None when there is nothing to choose between."""
+    def propose(self, attempts: list[Attempt], inputs: RunInputs,
+                strategies: tuple[str, ...] = es.STRATEGIES) -> EnsembleProposal | None:
+        """The strategy (of `strategies`) with the best nested cross-validated score over
+        the pool's out-of-fold predictions; None when there is nothing to choose between."""
         if inputs.task_type == "clustering":
             return self._propose_clustering(attempts, inputs)
         pool, preds = _pool(attempts, inputs)
@@ -96,7 +97,8 @@ class Ensembler:
         else:
             stacked = np.stack([np.asarray(p["y_pred"], dtype=float) for p in preds])
             scorer = scorer_for(inputs.metric, "regression")
-        choice = es.choose(stacked, y, scorer, seed=inputs.seed, tune_metric=tune)
+        choice = es.choose(stacked, y, scorer, seed=inputs.seed, tune_metric=tune,
+                           strategies=strategies)
         name = choice.strategy + (es.WEIGHTED if choice.class_weights else "")
         class_weights = None if choice.class_weights is None else {
             str(c): w for c, w in zip(scorer.classes.tolist(), choice.class_weights,

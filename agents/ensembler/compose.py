@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 VOTERS = {"classification": "VotingClassifier", "regression": "VotingRegressor"}
 STACKERS = {"classification": "StackingClassifier", "regression": "StackingRegressor"}
 LEVEL2 = {"classification": ("LogisticRegression", "LogisticRegression(max_iter=1000)"),
@@ -76,9 +78,10 @@ def prefixed(code: str, prefix: str) -> tuple[list[str], str]:
     return future, ast.unparse(ast.fix_missing_locations(tree))
 
 
-def kept_members(members: list[tuple[str, str]], weights: list[float], strategy: str,
-                 heaviest: int) -> list[tuple[tuple[str, str], float]]:
-    """The members the composed module runs, with their weights."""
+def kept_members(members: list, weights: list[float], strategy: str,
+                 heaviest: int) -> list[tuple]:
+    """The members the composed module runs (as given: (id, code) pairs, ids, attempts),
+    each with its weight."""
     paired = list(zip(members, weights, strict=True))
     if strategy == "caruana":  # members with no share in the vote are dropped
         return [(m, w) for m, w in paired if w > 0]
@@ -143,3 +146,23 @@ def compose_module(members: list[tuple[str, str]], strategy: str, weights: list[
              'was scored."""'.format(strategy, ", ".join(m for (m, _), _ in kept))
     return "\n\n".join([header, *sorted(futures), imports, *parts,
                         f"def build_pipeline(task):\n{body}\n"])
+
+
+VOTES = ("caruana", "single")  # decided from the members' stored predictions, no fits
+
+
+def voted(predictions: list[dict], weights: list[float],
+          class_weights: dict[str, float] | None = None) -> dict:
+    """What the composed vote (`caruana`, or `single` with class weights) predicts from its
+    kept members' predictions on the same rows: the weighted mean of their probabilities,
+    labelled as VotingClassifier(voting="soft") and ClassWeightedClassifier label it
+    (argmax of the mean times each class's weight), or the weighted mean of their values
+    as VotingRegressor averages them."""
+    if "proba" in predictions[0]:
+        classes = predictions[0]["classes"]
+        proba = np.average([p["proba"] for p in predictions], axis=0, weights=weights)
+        scale = np.array([(class_weights or {}).get(str(c), 1.0) for c in classes.tolist()])
+        return {"pred": classes[np.argmax(proba * scale, axis=1)], "proba": proba,
+                "classes": classes}
+    return {"pred": np.average([np.asarray(p["pred"], dtype=float) for p in predictions],
+                               axis=0, weights=weights)}

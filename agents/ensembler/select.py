@@ -201,11 +201,13 @@ def nested_scores(preds: np.ndarray, y: np.ndarray, scorer: Scorer, seed: int = 
 
 
 def choose(preds: np.ndarray, y: np.ndarray, scorer: Scorer, seed: int = 0,
-           n_folds: int = NESTED_FOLDS, tune_metric: str | None = None) -> Choice:
-    """The strategy with the best nested cross-validated score (ties: the simpler one, and
-    plain decisions before class-weighted ones), then refitted on all the out-of-fold rows
-    for its weights."""
-    strategies = STRATEGIES if len(preds) > 1 else ("single",)
+           n_folds: int = NESTED_FOLDS, tune_metric: str | None = None,
+           strategies: tuple[str, ...] = STRATEGIES) -> Choice:
+    """The strategy (of `strategies`) with the best nested cross-validated score (ties: the
+    simpler one, and plain decisions before class-weighted ones), then refitted on all the
+    out-of-fold rows for its weights."""
+    strategies = tuple(s for s in STRATEGIES if s in strategies) if len(preds) > 1 \
+        else ("single",)
     scores = nested_scores(preds, y, scorer, seed, n_folds, strategies, tune_metric)
     winner = next(iter(scores))
     for name, score in scores.items():

@@ -71,20 +71,23 @@ def test_on_warm_workers_the_search_takes_all_but_an_ensembles_time():
     now["inputs"] = now["inputs"].model_copy(update={"search_share": 0.6})
     left = 60.0 - budget.reserve_s(now) - 10.0
     warm = budget.search_allowance(now, max_winners=3, workers_running=True)
-    # winners adopt their trials: after the search, time for the ensemble that follows, a
-    # lone candidate and a winner of its cost (their fits, one more refit)
-    assert warm.seconds == pytest.approx(left - (2 * 4.0 + 1.5 * 4.0 / 3))
+    # winners adopt their trials, and the vote that follows fits nothing before its refit:
+    # after the search, time for a lone candidate's and a winner's refit and control (one
+    # more fit each: 4 s over five folds in three rounds)
+    assert warm.seconds == pytest.approx(left - (1.5 + 1) * 4.0 / 3)
     assert warm.seconds > 0.6 * left
     assert warm.n_winners == 3
     # fold jobs: each winner runs again, so the share holds
     cold = budget.search_allowance(now, max_winners=3, workers_running=False)
     assert cold.seconds == 0.6 * left
-    # a slow candidate: the share is the floor
-    slow = attempt("a1").model_copy(update={"wall_s": 12.0, "fold_wall_s": 3.0})
+    # a slow candidate: the rule for fold jobs is the floor (the share, or all but one
+    # more run: 41 s left, 11 s after a 30 s run), a vote's refit takes less (16 s)
+    slow = attempt("a1").model_copy(update={"wall_s": 30.0, "fold_wall_s": 3.0})
     late = state(attempts=[slow], elapsed=10.0, budget=60.0)
     late["inputs"] = late["inputs"].model_copy(update={"search_share": 0.6})
+    assert budget.search_allowance(late, 3, workers_running=False).seconds == 11.0
     assert budget.search_allowance(late, 3, workers_running=True).seconds == \
-        0.6 * (60.0 - budget.reserve_s(late) - 10.0)
+        pytest.approx(41.0 - (1.5 + 1) * 30.0 / 3)
 
 
 def test_an_ensemble_runs_only_when_its_members_and_refit_fit():
@@ -92,14 +95,16 @@ def test_an_ensemble_runs_only_when_its_members_and_refit_fit():
     b = attempt("a2").model_copy(update={"wall_s": 4.0, "fold_wall_s": 1.0})
     caruana = EnsembleProposal(strategy="caruana", members=["a1", "a2"], weights=[0.5, 0.5],
                                estimated_score=0.9)
-    # the members run again (10 s: five folds in three rounds) and the refit, one job,
-    # fits the second member beyond the reserve: one of its fits (4 s / 3 rounds), not
-    # its fold job (a fresh interpreter's start is the reserve's, once)
+    # a vote is scored from the members' out-of-fold predictions: no fit; the refit, one
+    # job, and the permutation control fit the second member beyond the reserve: one of
+    # its fits (4 s / 3 rounds: five folds), not its fold job (a fresh interpreter's start
+    # is the reserve's, once)
     assert budget.ensemble_cost_s(state(attempts=[a, b]), caruana, 3) == \
-        pytest.approx(10.0 + 1.5 * 4.0 / 3)
+        pytest.approx((1.5 + 1) * 4.0 / 3)
+    # stacking fits a level-2 model: the members run again, four times (10 s each)
     stacking = caruana.model_copy(update={"strategy": "stacking"})
     assert budget.ensemble_cost_s(state(attempts=[a, b]), stacking, 3) == \
-        pytest.approx(40.0 + 1.5 * 4.0 / 3)
+        pytest.approx(40.0 + (1.5 + 1) * 4.0 / 3)
     assert budget.ensemble_fits(state(attempts=[a, b], elapsed=20.0), caruana, 3)
     assert not budget.ensemble_fits(state(attempts=[a, b], elapsed=20.0), stacking, 3)
 
@@ -115,15 +120,15 @@ def test_the_time_after_a_warm_search_is_the_ensemble_of_the_best_three_without_
             run("a3", 0.7, 2.0, 0.5), run("a4", 0.9, 6.0, 2.0),
             run("a5", 0.95, 50.0, 10.0).model_copy(update={"phase": "ensemble"})]
     now = state(attempts=done, elapsed=10.0, budget=300.0)
-    # fits again (five folds, three rounds), and in the refit all but the largest's fits
-    expected = (6.0 + 4.0 + 2.0) + 1.5 * (4.0 + 2.0) / 3
+    # no fit before the refit; in the refit and the control, all but the largest's fits
+    expected = (1.5 + 1) * (4.0 + 2.0) / 3
     assert budget.after_search_s(now) == pytest.approx(expected)
     proposal = EnsembleProposal(strategy="caruana", members=["a4", "a2", "a3"],
                                 weights=[0.5, 0.3, 0.2], estimated_score=0.9)
     assert budget.after_search_s(now) == budget.ensemble_cost_s(now, proposal, 3)
     # a metric where lower is better picks the other end
     rmse = {**now, "inputs": now["inputs"].model_copy(update={"metric": "rmse"})}
-    assert budget.after_search_s(rmse) == pytest.approx((30.0 + 4.0 + 2.0) + 1.5 * 6.0 / 3)
+    assert budget.after_search_s(rmse) == pytest.approx((1.5 + 1) * (4.0 + 2.0) / 3)
     # the search takes the rest; the rule before kept three mean runs, smoke included
     left = budget.left_before_reserve(now)
     allowance = budget.search_allowance(now, max_winners=3, workers_running=True)
@@ -139,23 +144,24 @@ def test_the_time_after_a_warm_search_is_the_ensemble_of_the_best_three_without_
 
 def test_a_warm_search_with_no_time_after_an_ensemble_is_skipped_and_says_so():
     slow = attempt("a1").model_copy(update={"wall_s": 12.0, "fold_wall_s": 4.0,
-                                            "smoke_s": 5.0})
-    late = state(attempts=[slow], elapsed=26.0, budget=60.0)
-    # 22.5 s before the reserve (the refit's 1.5 x 4 s, the control's 4 s, the report's
-    # 1.5 s), 30 s for an ensemble, and by the share 5.5 s after one more run (17 s)
-    assert budget.left_before_reserve(late) == 22.5
-    assert budget.after_search_s(late) == pytest.approx(2 * 12.0 + 1.5 * 12.0 / 3)
+                                            "smoke_s": 2.0})
+    late = state(attempts=[slow], elapsed=33.0, budget=60.0)
+    # 15.5 s before the reserve (the refit's 1.5 x 4 s, the control's 4 s, the report's
+    # 1.5 s), 10 s for a vote's refit and control (one more fit of 12 s / 3 rounds, 2.5
+    # times), and by the share less than nothing after one more run (14 s)
+    assert budget.left_before_reserve(late) == 15.5
+    assert budget.after_search_s(late) == pytest.approx((1.5 + 1) * 12.0 / 3)
     skipped = budget.search_allowance(late, max_winners=3, workers_running=True)
     assert skipped.seconds == 0.0 and "after an ensemble" in skipped.skipped
-    # that time goes to the next planned candidate (its run fits: 17 s of 22.5 s) ...
+    # that time goes to the next planned candidate (its run fits: 14 s of 15.5 s) ...
     assert budget.fits_another(late)
     # ... but with none left to draft, or none whose run fits, the search takes it all
     # rather than leave it to nothing
-    done = state(attempts=[slow], elapsed=26.0, budget=60.0, next_index=3)
+    done = state(attempts=[slow], elapsed=33.0, budget=60.0, next_index=3)
     assert budget.search_allowance(done, 3, workers_running=True) == \
-        budget.SearchAllowance(22.5, 3)
+        budget.SearchAllowance(15.5, 3)
     slower = slow.model_copy(update={"smoke_s": 15.0})  # 27 s a run: none fits
-    tight = state(attempts=[slower], elapsed=26.0, budget=60.0)
+    tight = state(attempts=[slower], elapsed=33.0, budget=60.0)
     assert not budget.fits_another(tight)
     assert budget.search_allowance(tight, 3, workers_running=True).seconds == \
         budget.left_before_reserve(tight)
@@ -163,6 +169,7 @@ def test_a_warm_search_with_no_time_after_an_ensemble_is_skipped_and_says_so():
     spent = state(attempts=[slow], elapsed=43.0, budget=60.0, next_index=3)
     assert budget.left_before_reserve(spent) < budget.MIN_SEARCH_S
     assert budget.search_allowance(spent, 3, workers_running=True).skipped
+
 
 def test_a_sampled_cross_validation_keeps_the_refit_of_every_row_in_reserve():
     from pipesmith.agents.schemas import DataProfile

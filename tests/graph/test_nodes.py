@@ -59,3 +59,49 @@ def test_a_winners_trial_stands_in_for_the_smoke_run_in_its_prediction(digits):
     spec = _candidate(TRIAL).spec
     one_fold = predict(profile, spec, 0, measured, inputs.smoke_rows, [])
     assert one_fold.basis == "smoke" and one_fold.wall_s == pytest.approx(4.5, abs=0.3)
+
+
+def test_a_vote_is_scored_from_its_members_and_a_failed_refit_falls_back(tmp_path, sandbox):
+    """The execute node scores a vote from its members' out-of-fold predictions (no fold
+    job); the report node refits it, and should its module fail there (it never ran
+    before), refits the best single candidate instead."""
+    from pipesmith.agents.coder.agent import Coder
+    from pipesmith.agents.families.registry import get_family
+    from pipesmith.agents.schemas import EnsembleProposal, Plan
+
+    inputs, frame = make_inputs(tmp_path, "iris", out_dir=str(tmp_path / "run"), cv_folds=3)
+    profile = profile_table(frame, inputs.target, inputs.task_type)
+    runtime = Runtime(context=default_deps(Settings(use_kb=False), sandbox=sandbox))
+    state = {"inputs": inputs, "profile": profile, "attempts": {}, "candidates": {},
+             "plan": Plan(candidates=[]), "timings": {}, "started_at": None}
+    for cid, name in (("a1", "logistic_regression"), ("a2", "random_forest")):
+        family = get_family("classification", name)
+        spec = CandidateSpec(name=name, family=name, params=family.params, scale=family.scale,
+                             encoding=family.encoding)
+        candidate = Coder().draft(cid, spec, profile, inputs)
+        state["candidates"][cid] = candidate
+        state["attempts"] |= nodes.execute({**state, "current": candidate},
+                                           runtime)["attempts"]
+    assert all(a.succeeded for a in state["attempts"].values())
+    proposal = EnsembleProposal(strategy="caruana", members=["a1", "a2"], weights=[1.0, 1.0],
+                                estimated_score=0.95)
+    ensemble = Coder().ensemble("a3", list(state["candidates"].values()), profile, inputs,
+                                weights=[1.0, 1.0])
+    voted = nodes.execute({**state, "current": ensemble, "proposal": proposal},
+                          runtime)["attempts"]["a3"]
+    assert voted.succeeded and voted.phase == "ensemble" and len(voted.fold_scores) == 3
+    attempts_dir = tmp_path / "run" / "attempts"
+    assert list(attempts_dir.glob("a3*/folds/*/predictions.npz"))  # voted, ...
+    assert not list(attempts_dir.glob("a3*/folds/*/job.json"))  # ... no fold job ran
+    assert list(attempts_dir.glob("a1*/folds/*/job.json")) or \
+        list(attempts_dir.glob("a1*/folds/*/predictions.npz"))
+    # a module that fails once fitted on every row: the refit falls back to a member
+    broken = ensemble.model_copy(update={"code": ensemble.code + (
+        "\n\n_build = build_pipeline\n\n\ndef build_pipeline(task):\n"
+        "    raise RuntimeError('composed module broke')\n")})
+    better = voted.model_copy(update={"score": 1.0})  # kept: it beats both members
+    report = nodes.report({**state, "attempts": {**state["attempts"], "a3": better},
+                           "candidates": {**state["candidates"], "a3": broken},
+                           "proposal": proposal}, runtime)
+    assert report["ensemble"].kept is False and "refit failed" in report["ensemble"].reason
+    assert report["refit"].status == "ok" and report["refit"].test_score > 0.8

@@ -201,6 +201,25 @@ def fix_loss(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
     return replace_nodes(code, edits) if edits else None
 
 
+def swapped_losses(before: str, after: str, diagnosis: Diagnosis | None) -> list[str]:
+    """A binary loss fix_loss replaced with CrossEntropyLoss: it runs, but it wants one
+    output per class, and a network with one output unit no longer learns anything."""
+    def count(code: str) -> int:
+        return sum(len(find_calls(ast.parse(code), name)) for name in BINARY_LOSSES)
+
+    def one_output(call: ast.Call) -> bool:  # Linear(n, 1) or Linear(n, out_features=1)
+        out = call.args[1] if len(call.args) > 1 else next(
+            (k.value for k in call.keywords if k.arg == "out_features"), None)
+        return isinstance(out, ast.Constant) and out.value == 1
+
+    if count(after) >= count(before) or \
+            not any(one_output(c) for c in find_calls(ast.parse(after), "Linear")):
+        return []
+    return ["replaced a binary cross-entropy loss with CrossEntropyLoss, but a layer has one "
+            "output unit: CrossEntropyLoss wants one output per class, and over one output "
+            "it is constant, so nothing is learnt; the output size needs the author's eye"]
+
+
 def _classes_taking(tree: ast.Module, parameter: str) -> set[str]:
     """Classes of the module, or imported from pipesmith.estimators, whose __init__ takes
     `parameter`, with the module's subclasses of them."""

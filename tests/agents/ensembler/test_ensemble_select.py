@@ -62,6 +62,11 @@ def test_stacking_wins_when_a_member_needs_rescaling():
     choice = es.choose(preds, y, scorer("regression", "r2"))
     assert choice.strategy == "stacking"
     assert choice.nested_scores["stacking"] > choice.nested_scores["caruana"]
+    # when stacking's fits do not fit in the time left, the best vote is chosen instead
+    votes = es.choose(preds, y, scorer("regression", "r2"), strategies=("single", "caruana"))
+    assert votes.strategy in ("single", "caruana") and "stacking" not in votes.nested_scores
+    assert votes.nested_scores == {k: v for k, v in choice.nested_scores.items()
+                                   if k != "stacking"}
 
 
 def test_the_choice_is_judged_on_held_out_rows_only():

@@ -101,3 +101,19 @@ def test_a_hand_written_update_of_leaves_runs_without_grad():
     assert diagnosis.subclass == "autograd"
     assert ("    with torch.no_grad():\n        w -= 0.5 * w.grad\n"
             "        b -= 0.5 * b.grad\n    w.grad.zero_()") in new
+
+
+def test_a_binary_loss_swapped_for_cross_entropy_over_one_output_says_so():
+    """fix_loss makes the script run; over a one-unit output layer the new loss learns
+    nothing, so the repair carries a caveat (partial), and over one output per class it
+    does not."""
+    from pipesmith.agents.repair.patches.numerical import swapped_losses
+
+    before = DATA + "loss_fn = nn.BCEWithLogitsLoss()\n"
+    after = before.replace("nn.BCEWithLogitsLoss()", "nn.CrossEntropyLoss()")
+    notes = swapped_losses(before, after, None)
+    assert len(notes) == 1 and "one output unit" in notes[0]
+    per_class = after.replace("nn.Linear(8, 1)", "nn.Linear(8, 2)")
+    assert swapped_losses(before.replace("nn.Linear(8, 1)", "nn.Linear(8, 2)"), per_class,
+                          None) == []
+    assert swapped_losses(before, before, None) == []  # nothing swapped
