@@ -93,8 +93,9 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
       exceptions=("ImportError",), patterns=(r"cannot import name",)),
     # Neural networks (PyTorch, Keras): the tensors, layers and losses of a training loop.
     E("neural", "dtype_mismatch", "recoverable",
-      "float64 data reached float32 layers (or the reverse)",
+      "float64 data reached float32 layers (or the reverse), or floats an index",
       patterns=(r"must have the same dtype", r"[Ff]ound dtype (Float|Double) but expected",
+                r"to have (one of the following )?scalar types?:? (Long|Int)",
                 r"expected scalar type (Float|Double) but found (Float|Double)",
                 r"was expected to be a (float|double) tensor but is a (float|double) tensor")),
     E("neural", "detached", "recoverable",
@@ -120,8 +121,10 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
                 r"grad can be implicitly created only for scalar outputs",
                 r"only one element tensors can be converted to Python scalars")),
     E("neural", "module_registration", "recoverable",
-      "layers torch does not see as parameters (kept in a plain list or dict)",
-      patterns=(r"optimizer got an empty parameter list",)),
+      "layers torch does not see as parameters (kept in a plain list or dict, or set "
+      "before the base class's __init__ ran)",
+      patterns=(r"optimizer got an empty parameter list", r"before Module\.__init__\(\) call",
+                r"super\(\)\.__init__\(\)`? (was|is) not called")),
     E("neural", "device", "recoverable",
       "the code asks for a GPU device that this build or machine does not have",
       patterns=(r"Torch not compiled with CUDA enabled", r"Found no NVIDIA driver",
@@ -229,6 +232,7 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
                 r"Feature names are only supported if all input features have string names")),
     E("data_flow", "nan_input", "recoverable", "NaN or infinity reached an estimator",
       patterns=(r"Input \w* ?contains NaN", r"contains infinity", r"contains NaN",
+                r"Cannot convert non-finite values \(NA or inf\) to integer",
                 r"Input contains NaN", r"NaN values should be converted to string",
                 r"nan values for\s+float features are not allowed")),
     E("data_flow", "dtype", "recoverable",
@@ -285,6 +289,18 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
       "a pickle could not be read: truncated, corrupt, not a pickle, or written by an "
       "incompatible version (UnpicklingError)",
       exceptions=("UnpicklingError",)),
+    # The failure states its cure (agents/repair/patches/stated.py), where no row above
+    # names it.
+    E("api", "out_of_bounds_parameter", "recoverable",
+      "a parameter past a bound the library or the data sets, stated in the message",
+      patterns=(r"Expected \w+ <= \w+, but", r"\w+ must be in [\[(]\s*-?[\d.]+\s*,")),
+    E("api", "advised_replacement", "recoverable",
+      "the library names what to use instead (\"Use .reshape(...) instead\")",
+      patterns=(r"[Uu]se [`'\"]?\.?\w+(\([^)]*\))?[`'\"]? instead",)),
+    E("api", "user_class_method", "recoverable",
+      "a class the script defines lacks a method the library calls (often misspelt)",
+      patterns=(r"should (be transformers and )?implement", r"is missing the required "
+                r"\"?\w+\"? function", r"type <class '__main__\.\w+'>")),
     # The catch-alls, last.
     E("data_flow", "value_error", "recoverable", "a ValueError no finer rule explains",
       exceptions=("ValueError",)),

@@ -58,7 +58,8 @@ SUBSTITUTES = {
 # listing runs in a child interpreter and only its JSON comes back.
 LIST_IN_CHILD = ("import json, sys\n"
                  "from pipesmith.agents.repair.patches.api_drift import walk_public_names\n"
-                 "with open(sys.argv[2], 'w') as out: json.dump(walk_public_names(sys.argv[1]), out)")
+                 "with open(sys.argv[2], 'w') as out:\n"
+                 "    json.dump(walk_public_names(sys.argv[1]), out)")
 SKIPPED_PARTS = ("tests", "testing", "conftest", "experimental", "setup", "__main__")
 
 

@@ -95,7 +95,8 @@ def test_a_column_empty_in_the_fitted_rows_keeps_the_categorical_positions(tmp_p
     rng = np.random.default_rng(0)
     n = 600
     frame = pd.DataFrame({
-        "pool": np.where(np.arange(n) >= n - 60, rng.choice(["Gd", "Ex"], n), None),  # in the last 60 rows only
+        # a value in the last 60 rows only
+        "pool": np.where(np.arange(n) >= n - 60, rng.choice(["Gd", "Ex"], n), None),
         "zone": rng.choice(["A", "B", "C"], n),
         "area": rng.normal(size=n),
         "lot": np.where(np.arange(n) >= n - 60, rng.normal(size=n), np.nan)})

@@ -135,6 +135,19 @@ CASES: dict[str, tuple[str, str, str]] = {
                          "    return CatBoostClassifier(iterations=5, verbose=0, "
                          "allow_writing_files=False,\n"
                          "                              loss_function='nonsense')\n"),
+    "api.out_of_bounds_parameter": ("iris", "classification",
+                                    "from sklearn.neighbors import KNeighborsClassifier\n\n"
+                                    "def build_pipeline(task):\n"
+                                    "    return KNeighborsClassifier(n_neighbors=500)\n"),
+    "api.advised_replacement": ("iris", "classification",
+                                "def build_pipeline(task):\n    import torch\n"
+                                "    torch.ones(3, 4).t().view(-1)\n"),
+    "api.user_class_method": ("iris", "classification",
+                              "class Shift(BaseEstimator):\n"
+                              "    def fit(self, X, y=None):\n        return self\n\n"
+                              "    def transfrom(self, X):\n        return X\n\n"
+                              "def build_pipeline(task):\n"
+                              "    return make_pipeline(Shift(), LogisticRegression())\n"),
     "io.unpickling": ("iris", "classification",
                       "def build_pipeline(task):\n    import pickle\n"
                       "    return pickle.loads(b'not a pickle')\n"),
@@ -315,7 +328,8 @@ def test_each_subclass_is_diagnosed_from_a_real_failure(key, sandbox, tmp_path):
         pytest.skip("no network namespace here: the case would try a real connection")
     if key.startswith("library."):
         pytest.importorskip(key.split(".", 1)[1])
-    uses_torch = key.startswith("neural.") or key == "api.removed_function"
+    uses_torch = key.startswith("neural.") or key in ("api.removed_function",
+                                                      "api.advised_replacement")
     if uses_torch and not backends.available("torch"):
         pytest.skip("PyTorch is not installed")
     code = HEADER + body
