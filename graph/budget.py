@@ -27,6 +27,10 @@ REPORT_S = 1.5  # ... plus this for the report and the knowledge base's record (
 # ... and, when the chosen pipeline gets the permutation control (two folds on shuffled
 # labels, side by side), one round of a candidate's fits before its refit
 
+CONTROL_SLACK = 3.0  # the control's own time limit: this many of the final's slowest
+CONTROL_EXTRA_S = 10.0  # fold job, plus this (a fit on shuffled labels may grow deeper trees)
+MIN_CONTROL_S = 5.0  # ... and within the budget, but never less than this
+
 MIN_RUN_TIMEOUT_S = 5.0
 MIN_PREDICTED_TIMEOUT_S = 30.0  # never time a run out sooner than this, ...
 TIMEOUT_SLACK = 3.0  # ... or than this many times the predicted wall-time bound
@@ -75,6 +79,21 @@ def reserve_s(state: RunState) -> float:
                                             rows.train_rows(inputs.cv_rows, inputs.cv_folds),
                                             rows.fixed_s(a)) for a in done])
     return max(inputs.budget_s * RESERVE_SHARE, tail_s(state, refit, control))
+
+
+def control_timeout_s(state: RunState, final: Attempt) -> float:
+    """The permutation control's time limit: generous against its own fits (CONTROL_SLACK
+    times the final's slowest fold job, plus CONTROL_EXTRA_S), within the per-run limit and
+    within what the budget leaves after the final's refit and the report, though never
+    under MIN_CONTROL_S: a run already past its reserve gets a short control, reported
+    inconclusive when it cannot finish, not one that doubles the overrun (leaf_flavia at
+    load 3: its first candidate ended at 42 s of 60, then a 26 s control, a 16 s refit)."""
+    inputs = state["inputs"]
+    own = min(inputs.run_timeout_s,
+              CONTROL_SLACK * max(final.fold_wall_s, 1.0) + CONTROL_EXTRA_S)
+    left = inputs.budget_s - elapsed_s(state) - tail_s(
+        state, REFIT_SLACK * final.fold_wall_s, 0.0)
+    return min(own, max(MIN_CONTROL_S, left))
 
 
 def left_before_reserve(state: RunState) -> float:

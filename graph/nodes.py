@@ -565,8 +565,6 @@ def report(state: RunState, runtime: Runtime[Deps]) -> dict:
             "outcome": outcome_of(path)}
 
 
-CONTROL_SLACK = 3.0  # the control's time limit: this many of the final's slowest fold ...
-CONTROL_EXTRA_S = 10.0  # ... plus this (a fit on shuffled labels may grow deeper trees)
 
 
 def controlled(state: RunState, runtime: Runtime[Deps], final: Attempt | None,
@@ -611,8 +609,7 @@ def permutation_control(state: RunState, runtime: Runtime[Deps], final: Attempt)
     candidate = state["candidates"][final.id]
     workdir = attempt_dir(state, candidate) / "control"
     shutil.rmtree(workdir, ignore_errors=True)  # a resumed run controls afresh
-    timeout = min(inputs.run_timeout_s,
-                  CONTROL_SLACK * max(final.fold_wall_s, 1.0) + CONTROL_EXTRA_S)
+    timeout = budget.control_timeout_s(state, final)
     started = time.perf_counter()
     result, measured = runtime.context.executor.permuted(
         candidate, inputs, workdir, timeout, memory_mb=final.memory_limit_mb)

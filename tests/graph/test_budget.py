@@ -188,3 +188,16 @@ def test_a_sampled_cross_validation_keeps_the_refit_of_every_row_in_reserve():
     # the same fold job on every row keeps 1.5 of it: the refit's rows are the folds'
     whole = state(attempts=[final], budget=120.0)
     assert budget.reserve_s(whole) == max(12.0, 1.5 * 4.0 + 4.0 + budget.REPORT_S)
+
+
+def test_the_permutation_control_gets_what_the_budget_leaves_after_the_refit():
+    final = attempt("a1").model_copy(update={"fold_wall_s": 10.0, "wall_s": 30.0})
+    # early: its own limit, three fold jobs and 10 s
+    assert budget.control_timeout_s(state(attempts=[final], elapsed=5.0, budget=120.0),
+                                    final) == 40.0
+    # later: what is left after the refit (1.5 x 10 s) and the report (1.5 s)
+    assert budget.control_timeout_s(state(attempts=[final], elapsed=30.0), final) == \
+        pytest.approx(60.0 - 30.0 - 15.0 - budget.REPORT_S)
+    # past the reserve: a short control, not none and not its own 40 s
+    assert budget.control_timeout_s(state(attempts=[final], elapsed=42.0), final) == \
+        budget.MIN_CONTROL_S
