@@ -14,7 +14,7 @@ fixed afterwards). The `wild` split holds breakages collected from public thread
 method was frozen, run once (evals/corpus/WILD.md); its `expected` column may say `unknown`.
 The `wild2` split is a second such set, collected for issue #25 by someone who did not read the
 repair method (evals/corpus/WILD2.md), likewise to be run once; `wild3` is a third
-(evals/corpus/WILD3.md), collected the same way.
+(evals/corpus/WILD3.md) and `wild4` a fourth (evals/corpus/WILD4.md), collected the same way.
 """
 
 from __future__ import annotations
