@@ -116,7 +116,8 @@ def _run_case(case, rounds: int, timeout_s: float, workdir: Path,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="heldout",
-                        choices=["dev", "heldout", "fresh", "wild", "wild2", "wild3", "wild4", "all"])
+                        choices=["dev", "heldout", "fresh", "wild", "wild2", "wild3", "wild4",
+                                 "all"])
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--ids", default="", help="comma-separated case ids (default: all)")
     parser.add_argument("--run-timeout", type=float, default=60.0)
