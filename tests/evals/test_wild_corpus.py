@@ -1,10 +1,10 @@
-"""The `wild`, `wild2` and `wild3` splits of the corpus: breakages collected from public
+"""The `wild`, `wild2`, `wild3` and `wild4` splits of the corpus: breakages collected from public
 threads, measured once.
 
 Here: every case is loaded, sourced and has its reference fix and expected error. That each
 case fails as collected and each reference reaches its floor is checked by real runs of every
 case and reference, minutes of interpreters: `python benchmarks/wild_corpus.py --split wild`
-(and `--split wild2`, `--split wild3`), a check of the data, run when cases are added, not on
+(and `--split wild2`, `--split wild3`, `--split wild4`), a check of the data, run when cases are added, not on
 every commit.
 """
 
@@ -20,7 +20,7 @@ from pipesmith.evals.repair_corpus import expected_errors, reference
 BENCHMARK = Path(__file__).parents[2] / "benchmarks" / "repair_corpus.py"
 
 
-@pytest.mark.parametrize("split", ["wild", "wild2", "wild3"])
+@pytest.mark.parametrize("split", ["wild", "wild2", "wild3", "wild4"])
 def test_a_wild_split_is_loaded_sourced_and_has_references(split):
     cases = repair_corpus.load(split)
     assert len(cases) >= 30
@@ -36,7 +36,7 @@ def test_a_wild_split_is_loaded_sourced_and_has_references(split):
     assert f'"{split}"' in text  # the benchmark's --split accepts it
 
 
-@pytest.mark.parametrize("split", ["wild2", "wild3"])
+@pytest.mark.parametrize("split", ["wild2", "wild3", "wild4"])
 def test_a_later_wild_split_shares_no_source_thread_with_the_rest_of_the_corpus(split):
     fresh = repair_corpus.load(split)
     earlier = [c for c in repair_corpus.load() if c.split != split]
