@@ -7,8 +7,9 @@ Every case of the `wild` split (evals/corpus/WILD.md; `wild2`: WILD2.md; `wild3`
 `wild4`: WILD4.md) and its reference fix (evals/corpus/<split>_reference/<id>.py) run as plain
 subprocesses on the case's generated data. A case must fail as collected (exit status, or a
 score under its floor for a silent failure) with the error its thread describes
-(<split>_reference/expected_errors.csv); its reference must run and reach the floor. Prints one line per problem
-and the counts; exit 1 when any. Cases whose library is not installed are left out, and counted.
+(<split>_reference/expected_errors.csv); its reference must run and reach the floor. Prints
+one line per problem and the counts; exit 1 when any. Cases whose library is not installed are
+left out, and counted.
 """
 
 from __future__ import annotations

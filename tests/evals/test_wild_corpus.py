@@ -4,8 +4,8 @@ threads, measured once.
 Here: every case is loaded, sourced and has its reference fix and expected error. That each
 case fails as collected and each reference reaches its floor is checked by real runs of every
 case and reference, minutes of interpreters: `python benchmarks/wild_corpus.py --split wild`
-(and `--split wild2`, `--split wild3`, `--split wild4`), a check of the data, run when cases are added, not on
-every commit.
+(and `--split wild2`, `--split wild3`, `--split wild4`), a check of the data, run when cases
+are added, not on every commit.
 """
 
 from __future__ import annotations
