@@ -172,7 +172,8 @@ class Ensembler(Protocol):
     """Proposes a combination on out-of-fold predictions, then decides on its result."""
 
     def propose(self, attempts: list[Attempt], inputs: RunInputs,
-                strategies: tuple[str, ...] = ...) -> EnsembleProposal | None:
+                strategies: tuple[str, ...] = ...,
+                nested: dict[str, float] | None = None) -> EnsembleProposal | None:
         ...
 
     def decide(self, proposal: EnsembleProposal | None, result: Attempt | None,

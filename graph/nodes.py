@@ -506,7 +506,8 @@ def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
         # before its refit (None: a single member as it is)
         preferred = proposal
         proposal = runtime.context.ensembler.propose(attempts, state["inputs"],
-                                                     strategies=VOTES)
+                                                     strategies=VOTES,
+                                                     nested=preferred.nested_scores)
         if proposal is not None:  # the report still shows what stacking scored
             proposal = proposal.model_copy(update={"nested_scores": {
                 **preferred.nested_scores, **proposal.nested_scores}})

@@ -202,13 +202,18 @@ def nested_scores(preds: np.ndarray, y: np.ndarray, scorer: Scorer, seed: int = 
 
 def choose(preds: np.ndarray, y: np.ndarray, scorer: Scorer, seed: int = 0,
            n_folds: int = NESTED_FOLDS, tune_metric: str | None = None,
-           strategies: tuple[str, ...] = STRATEGIES) -> Choice:
+           strategies: tuple[str, ...] = STRATEGIES,
+           scores: dict[str, float] | None = None) -> Choice:
     """The strategy (of `strategies`) with the best nested cross-validated score (ties: the
     simpler one, and plain decisions before class-weighted ones), then refitted on all the
-    out-of-fold rows for its weights."""
+    out-of-fold rows for its weights. `scores`: nested scores computed before (a second
+    choice among fewer strategies need not compute them again)."""
     strategies = tuple(s for s in STRATEGIES if s in strategies) if len(preds) > 1 \
         else ("single",)
-    scores = nested_scores(preds, y, scorer, seed, n_folds, strategies, tune_metric)
+    if scores is None:
+        scores = nested_scores(preds, y, scorer, seed, n_folds, strategies, tune_metric)
+    scores = {name: v for name, v in scores.items()
+              if name.removesuffix(WEIGHTED) in strategies}
     winner = next(iter(scores))
     for name, score in scores.items():
         if scorer.better(score, scores[winner]):

@@ -30,6 +30,8 @@ class Metric:
 
         if self.needs == "clusters":
             return _cluster_score(self.name, features, y_pred)
+        if self.name in ("accuracy", "balanced_accuracy") and _codes(y_true, y_pred):
+            return _code_score(self.name, np.asarray(y_true), np.asarray(y_pred))
         if self.name == "accuracy":
             return float(m.accuracy_score(y_true, y_pred))
         if self.name == "balanced_accuracy":
@@ -49,6 +51,23 @@ class Metric:
         if self.name == "mae":
             return float(m.mean_absolute_error(y_true, y_pred))
         raise ValueError(f"no scorer for metric {self.name!r}")
+
+
+def _codes(*arrays) -> bool:
+    return all(isinstance(a, np.ndarray) and a.dtype.kind in "iu" and a.ndim == 1
+               and len(a) and a.min() >= 0 for a in arrays)
+
+
+def _code_score(name: str, y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Accuracy or balanced accuracy of non-negative integer codes, as scikit-learn computes
+    them (balanced: the mean recall over the classes present in y_true), in a fraction of
+    its time: the ensembler scores hundreds of combinations a choice."""
+    hits = y_true == y_pred
+    if name == "accuracy":
+        return float(np.average(hits))
+    present = np.bincount(y_true)
+    recall = np.bincount(y_true[hits], minlength=len(present))[present > 0] / present[present > 0]
+    return float(np.mean(recall))
 
 
 def _cluster_score(name: str, features, labels) -> float:

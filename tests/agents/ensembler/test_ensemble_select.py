@@ -179,3 +179,43 @@ def test_ensembler_chooses_for_clusterings_from_their_labels(tmp_path):
         assert proposal.weights[2] == 0.0
     else:
         assert proposal.n_clusters == 3
+
+
+@pytest.mark.parametrize("labels", [["no", "yes", "maybe"], [2, 10, 7]])
+def test_a_proposal_on_text_labels_is_scored_on_codes_with_the_same_result(tmp_path, labels):
+    """The ensembler scores integer codes of the sorted classes (fast); the proposal is the
+    one the labels themselves give, class weights keyed by the labels (numbers saved as
+    text sort differently: those are scored as labels)."""
+    from pipesmith.agents.ensembler import agent
+    from pipesmith.agents.schemas import Attempt, RunInputs
+
+    rng = np.random.default_rng(3)
+    classes = np.sort(np.asarray(labels).astype(str))
+    y = classes[rng.integers(0, 3, 400)]
+    truth = (y[:, None] == classes[None, :]).astype(float)
+    attempts = []
+    for i, noise in enumerate((0.8, 0.9, 1.0), 1):
+        proba = truth + rng.uniform(0, noise, truth.shape)
+        folder = tmp_path / f"a{i}"
+        folder.mkdir()
+        np.savez(folder / "oof.npz", index=np.arange(400), y_true=y,
+                 pred=classes[proba.argmax(1)], proba=proba / proba.sum(1, keepdims=True),
+                 classes=classes)
+        attempts.append(Attempt(id=f"a{i}", parent=None, candidate=f"c{i}", phase="draft",
+                                status="ok", score=1.0 - noise, workdir=str(folder)))
+    inputs = RunInputs(run_id="r", task_text="t", dataset="d", data_path="p", target="y",
+                       task_type="classification", metric="balanced_accuracy", out_dir="o")
+    proposal = agent.Ensembler().propose(attempts, inputs)
+    preds = [agent.load_predictions(a) for a in attempts]
+    by_label = es.choose(np.stack([p["proba"] for p in preds]), y,
+                         scorer("classification", "balanced_accuracy", classes),
+                         tune_metric="balanced_accuracy")
+    assert proposal.nested_scores == by_label.nested_scores
+    assert proposal.strategy == by_label.strategy and proposal.weights == by_label.weights
+    if proposal.class_weights:
+        assert set(proposal.class_weights) == set(classes.tolist())
+    # a second choice among the votes reuses the nested scores
+    votes = agent.Ensembler().propose(attempts, inputs, strategies=("single", "caruana"),
+                                      nested=proposal.nested_scores)
+    assert votes.nested_scores == {k: v for k, v in proposal.nested_scores.items()
+                                   if not k.startswith("stacking")}
