@@ -170,11 +170,18 @@ SUCCESSOR = (re.compile(r"renamed to [`'\"]?(\w+)"),
              re.compile(r"[Uu]se [`'\"]?(\w+)[`'\"]? instead"))
 
 
+# A keyword renamed to the nearest parameter only this close (a typo: `n_estimator`,
+# `max_dept`); a looser guess renamed `calc_feature_importance` to CatBoost's
+# `gpu_cat_features_storage` (0.64) and called it repaired (wild4). Past it, the keyword is
+# dropped and the repair says so (partial).
+TYPO = 0.85
+
+
 def fix_keyword(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
     """Rename a keyword to what the library's message names as its successor, else to the
-    rename the installed callable's docstring records, else to the closest parameter of its
-    signature; with none, drop it (the code then runs, but without what the keyword did:
-    `dropped_keywords` reports it and the repair is only partial).
+    rename the installed callable's docstring records, else to a parameter of its signature
+    within a typo of it (TYPO); with none, drop it (the code then runs, but without what the
+    keyword did: `dropped_keywords` reports it and the repair is only partial).
 
     The callable is the one the traceback names (`DataFrame.sort_values`, `TSNE.__init__`),
     resolved in the libraries the code imports, else the one the failing line calls."""
@@ -199,7 +206,7 @@ def fix_keyword(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | No
             if m.group(1) != keyword and (not params or m.group(1) in params)]
     documented = live.docstring_successor(target, keyword) if target is not None else None
     close = said or ([documented] if documented else []) or \
-        difflib.get_close_matches(keyword, params, n=1, cutoff=0.6)
+        difflib.get_close_matches(keyword, params, n=1, cutoff=TYPO)
     return edit_keyword(code, tree, callee, keyword, new_name=close[0] if close else None)
 
 
