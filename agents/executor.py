@@ -342,13 +342,14 @@ class Executor:
                                         disk_mb=disk_mb))
 
     def refit(self, candidate: Candidate, inputs: RunInputs, workdir: Path, timeout_s: float,
-              memory_mb: int | None = None, rows: int | None = None
-              ) -> tuple[ExecResult, dict | None]:
+              memory_mb: int | None = None, rows: int | None = None,
+              explain_s: float | None = None) -> tuple[ExecResult, dict | None]:
         """Fit the chosen pipeline on every development row (or a seeded stratified sample
         of `rows`, when the budget allows no more) in the sandbox, predict the test
         features, and score the test part here: test_score and test_baseline_score, and
         `held_out` (the checked predictions, for the report's plots). The fitted model is
-        workdir/model.joblib."""
+        workdir/model.joblib. `explain_s`: the seconds the explanations (permutation
+        importance, then SHAP) may take in all, half each."""
         self.close()  # the folds are done: the refit gets the warm workers' memory
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "candidate.py").write_text(candidate.code)
@@ -357,10 +358,11 @@ class Executor:
         if rows and len(dev) > rows:
             dev = sample(dev, inputs, rows)
         referee.write_refit(workdir, dev, test, inputs.target, inputs.task_type)
-        asked = importance.job_request(inputs, timeout_s)
+        half = None if explain_s is None else explain_s / 2
+        asked = importance.job_request(inputs, timeout_s, half)
         result = self._job(candidate, inputs, workdir, timeout_s, memory_mb,
                            max(1, inputs.n_jobs), save_model=True, importance=asked,
-                           contributions=contributions.job_request(inputs, timeout_s))
+                           contributions=contributions.job_request(inputs, timeout_s, half))
         if not result.ok:
             return result, None
         y_dev = dev[inputs.target] if inputs.task_type == "classification" else None

@@ -130,10 +130,10 @@ class Executor(Protocol):
         ...
 
     def refit(self, candidate: Candidate, inputs: RunInputs, workdir: Path, timeout_s: float,
-              memory_mb: int | None = None, rows: int | None = None
-              ) -> tuple[ExecResult, dict | None]:
+              memory_mb: int | None = None, rows: int | None = None,
+              explain_s: float | None = None) -> tuple[ExecResult, dict | None]:
         """Fit on every development row (or a seeded sample of `rows`), score the test
-        part outside."""
+        part outside; the explanations within `explain_s`."""
 
     def permuted(self, candidate: Candidate, inputs: RunInputs, workdir: Path,
                  timeout_s: float, memory_mb: int | None = None

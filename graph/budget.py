@@ -30,6 +30,7 @@ REPORT_S = 1.5  # ... plus this for the report and the knowledge base's record (
 CONTROL_SLACK = 3.0  # the control's own time limit: this many of the final's slowest
 CONTROL_EXTRA_S = 10.0  # fold job, plus this (a fit on shuffled labels may grow deeper trees)
 MIN_CONTROL_S = 5.0  # ... and within the budget, but never less than this
+MIN_EXPLAIN_S = 2.0  # the refit's explanations get what the budget leaves, at least this
 
 MIN_RUN_TIMEOUT_S = 5.0
 MIN_PREDICTED_TIMEOUT_S = 30.0  # never time a run out sooner than this, ...
@@ -94,6 +95,17 @@ def control_timeout_s(state: RunState, final: Attempt) -> float:
     left = inputs.budget_s - elapsed_s(state) - tail_s(
         state, REFIT_SLACK * final.fold_wall_s, 0.0)
     return min(own, max(MIN_CONTROL_S, left))
+
+
+def explain_s(state: RunState, final: Attempt, spent_s: float = 0.0) -> float:
+    """Seconds the refit's explanations (permutation importance, SHAP) may take: what the
+    budget leaves after the refit's own fit (REFIT_SLACK times the final's slowest fold
+    job) and the report, at least MIN_EXPLAIN_S. `spent_s`: the report node's seconds so
+    far. (diamonds at 60 s: an XGBoost refit of 10 s, most of it SHAP and importances
+    sized from the job's 120 s limit, ended the run at 65 s.)"""
+    left = state["inputs"].budget_s - elapsed_s(state) - spent_s - tail_s(
+        state, REFIT_SLACK * final.fold_wall_s, 0.0)
+    return max(MIN_EXPLAIN_S, left)
 
 
 def left_before_reserve(state: RunState) -> float:

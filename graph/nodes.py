@@ -452,6 +452,14 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     from pipesmith.agents.search.runner import WINNERS, run_search, search_families
 
     inputs, profile, plan_ = state["inputs"], state["profile"], state["plan"]
+    if inputs.task_type == "clustering":  # no learner to tune: the same ones at more k
+        from pipesmith.agents.planner.agent import more_clusterings
+
+        extra = more_clusterings(plan_, inputs, profile)
+        return {"search": {"trials": 0, "clusterings": len(extra)}, "plan": Plan(
+            candidates=[*plan_.candidates, *extra],
+            notes=[*plan_.notes, f"search: {len(extra)} more clusterings, drafted while "
+                                 "the time lasts"])}
     done = state.get("next_index", 0)
     warm = runtime.context.executor.warm_workers(inputs)  # the trials run on them
     allowance = budget.search_allowance(state, WINNERS, workers_running=warm is not None)
@@ -682,7 +690,8 @@ def refit(state: RunState, runtime: Runtime[Deps], final: Attempt | None, spent_
         log.info("refit.sampled_rows", refit_rows=sampled, of=state["profile"].n_rows,
                  note=rows.note("refit", sampled, state["profile"].n_rows))
     result, scores = runtime.context.executor.refit(
-        state["candidates"][final.id], inputs, workdir, timeout, rows=sampled)
+        state["candidates"][final.id], inputs, workdir, timeout, rows=sampled,
+        explain_s=budget.explain_s(state, final, spent_s))
     if scores is None:
         log.warning("refit.failed", status=result.status, detail=result.detail)
         return RefitOutcome(status=result.status if not result.ok else "error",

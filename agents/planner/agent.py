@@ -105,15 +105,33 @@ class Planner:
 
     @staticmethod
     def _clustering_specs(families, limit: int) -> list[CandidateSpec]:
-        key = {"kmeans": "n_clusters", "agglomerative": "n_clusters",
-               "gaussian_mixture": "n_components"}
-        specs = []
-        for k in (3, 2, 4, 5):  # three first: a common middle ground
-            for f in families:
-                specs.append(CandidateSpec(
-                    name=f"{f.name}_k{k}", family=f.name, params={**f.params, key[f.name]: k},
-                    scale=f.scale, encoding=f.encoding, rationale=f"{k} clusters"))
-        return specs[:limit]
+        return clustering_specs(families)[:limit]
+
+
+CLUSTER_COUNTS = (3, 2, 4, 5, 6, 8, 10, 12)  # three first: a common middle ground
+CLUSTER_PARAMETER = {"kmeans": "n_clusters", "agglomerative": "n_clusters",
+                     "gaussian_mixture": "n_components"}
+
+
+def clustering_specs(families, max_k: int | None = None) -> list[CandidateSpec]:
+    """Each clustering learner at each number of clusters of CLUSTER_COUNTS (up to
+    `max_k`), k by k."""
+    return [CandidateSpec(name=f"{f.name}_k{k}", family=f.name,
+                          params={**f.params, CLUSTER_PARAMETER[f.name]: k}, scale=f.scale,
+                          encoding=f.encoding, rationale=f"{k} clusters")
+            for k in CLUSTER_COUNTS if max_k is None or k <= max_k for f in families]
+
+
+def more_clusterings(plan: Plan, inputs: RunInputs, profile: DataProfile
+                     ) -> list[CandidateSpec]:
+    """The clustering run's search: the learners at the numbers of clusters the plan left
+    out (at least 10 rows a cluster), drafted while the time lasts, so the budget buys
+    more evidence for the choice instead of ending the run early (olive_regions ended at
+    10 s of 60 with four clusterings)."""
+    families = allowed(families_for("clustering", profile.n_rows), inputs)
+    planned = {(c.family, tuple(sorted(c.params.items()))) for c in plan.candidates}
+    return [spec for spec in clustering_specs(families, max(2, profile.n_rows // 10))
+            if (spec.family, tuple(sorted(spec.params.items()))) not in planned]
 
 
 def with_floor(specs: list[CandidateSpec], families: list, limit: int) -> list[CandidateSpec]:

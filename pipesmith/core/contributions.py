@@ -42,12 +42,15 @@ class Inconsistent(ValueError):
     """The file does not hold contributions that explain the scored predictions."""
 
 
-def job_request(inputs: RunInputs, timeout_s: float) -> dict | None:
-    """What the refit's job.json asks for (`contributions`); None for clustering."""
+def job_request(inputs: RunInputs, timeout_s: float,
+                within_s: float | None = None) -> dict | None:
+    """What the refit's job.json asks for (`contributions`); None for clustering.
+    `within_s`: the seconds the run's budget leaves them (at most)."""
     if inputs.task_type == "clustering":
         return None
+    max_s = MAX_SHARE_OF_TIMEOUT * timeout_s
     return {"methods": CONTRIBUTIONS, "rows": MAX_ROWS, "seed": inputs.seed,
-            "max_s": MAX_SHARE_OF_TIMEOUT * timeout_s}
+            "max_s": max_s if within_s is None else min(max_s, within_s)}
 
 
 def shap_contributions(workdir: Path, test: pd.DataFrame, inputs: RunInputs, checked: dict,

@@ -36,12 +36,16 @@ MIN_S = 2.0  # ... but at least this (a fast fit still gets its importances) ...
 MAX_SHARE_OF_TIMEOUT = 0.25  # ... and at most this share of the refit job's time limit
 
 
-def job_request(inputs: RunInputs, timeout_s: float) -> dict | None:
-    """What the refit's job.json asks for (`importance`); None for clustering."""
+def job_request(inputs: RunInputs, timeout_s: float,
+                within_s: float | None = None) -> dict | None:
+    """What the refit's job.json asks for (`importance`); None for clustering. `within_s`:
+    the seconds the run's budget leaves it (at most)."""
     if inputs.task_type == "clustering":
         return None
+    max_s = MAX_SHARE_OF_TIMEOUT * timeout_s
     return {"columns": MAX_COLUMNS, "rows": MAX_ROWS, "repeats": REPEATS, "seed": inputs.seed,
-            "share": TIME_SHARE, "min_s": MIN_S, "max_s": MAX_SHARE_OF_TIMEOUT * timeout_s}
+            "share": TIME_SHARE, "min_s": MIN_S,
+            "max_s": max_s if within_s is None else min(max_s, within_s)}
 
 
 def permutation_importance(workdir: Path, test: pd.DataFrame, inputs: RunInputs,

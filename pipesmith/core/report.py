@@ -331,6 +331,9 @@ def search_lines(search: dict | None) -> list[str]:
         return []
     if "skipped" in search:
         return [f"- search: skipped ({search['skipped']})"]
+    if "clusterings" in search:
+        return [f"- search: {search['clusterings']} more clusterings (the learners at more "
+                "numbers of clusters), drafted while the time lasted"]
     curve = " → ".join(f"{s:.4f} @ {t:.0f}s" for t, s in search.get("curve", []))
     return [f"- search: {search.get('trials', 0)} trials ({search.get('evaluations', 0)} "
             f"evaluations, rows shares {search.get('shares')}), warm start from the "

@@ -201,3 +201,21 @@ def test_the_permutation_control_gets_what_the_budget_leaves_after_the_refit():
     # past the reserve: a short control, not none and not its own 40 s
     assert budget.control_timeout_s(state(attempts=[final], elapsed=42.0), final) == \
         budget.MIN_CONTROL_S
+
+
+def test_the_refits_explanations_get_what_the_budget_leaves_after_its_fit():
+    from pipesmith.core import contributions, importance
+
+    final = attempt("a1").model_copy(update={"fold_wall_s": 4.0, "wall_s": 12.0})
+    # 60 s: 40 spent, 1 s of the report node so far, a 6 s fit, the report's 1.5 s
+    assert budget.explain_s(state(attempts=[final], elapsed=40.0), final, 1.0) == \
+        pytest.approx(60.0 - 40.0 - 1.0 - 6.0 - budget.REPORT_S)
+    assert budget.explain_s(state(attempts=[final], elapsed=58.0), final) == \
+        budget.MIN_EXPLAIN_S
+    inputs = state()["inputs"].model_copy(update={"task_type": "classification",
+                                                  "metric": "accuracy"})
+    # the jobs' own caps (a share of the refit's time limit) hold when the budget is loose
+    assert importance.job_request(inputs, 120.0, 3.0)["max_s"] == 3.0
+    assert importance.job_request(inputs, 120.0, 300.0)["max_s"] == 30.0
+    assert contributions.job_request(inputs, 120.0, 3.0)["max_s"] == 3.0
+    assert contributions.job_request(inputs, 120.0)["max_s"] == 18.0
