@@ -8,6 +8,7 @@ checks every implementation against its protocol, signatures included.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -174,6 +175,11 @@ class Ensembler(Protocol):
     def propose(self, attempts: list[Attempt], inputs: RunInputs,
                 strategies: tuple[str, ...] = ...,
                 nested: dict[str, float] | None = None) -> EnsembleProposal | None:
+        ...
+
+    def fitting_vote(self, attempts: list[Attempt], inputs: RunInputs,
+                     proposal: EnsembleProposal,
+                     fits: Callable[[EnsembleProposal], bool]) -> EnsembleProposal | None:
         ...
 
     def decide(self, proposal: EnsembleProposal | None, result: Attempt | None,

@@ -301,6 +301,7 @@ class EnsembleProposal(Frozen):
     nested_scores: dict[str, float] = Field(default_factory=dict)  # every strategy's
     n_clusters: int | None = None  # consensus clustering only
     skipped: bool = False  # chosen, but its members' cost did not fit in the time left
+    left_out: list[str] = Field(default_factory=list)  # members left out so that it fits
     # balanced metrics: label = argmax(proba * weight), per class (agents/ensembler/decision.py)
     class_weights: dict[str, float] | None = None
 

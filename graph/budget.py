@@ -65,9 +65,9 @@ def tail_s(state: RunState, refit_s: float, control_s: float) -> float:
     return refit_s + control + REPORT_S * (state.get("pace") or 1.0)
 
 
-def reserve_s(state: RunState) -> float:
-    """Seconds kept back for the permutation control, the refit on all development rows
-    and the report."""
+def tail_now_s(state: RunState) -> float:
+    """What must follow the candidates for the slowest one so far, were it chosen: its
+    permutation control, its refit on all development rows and the report."""
     inputs = state["inputs"]
     done = _succeeded(state)
     slowest = max((a.fold_wall_s for a in done), default=0.0)
@@ -79,7 +79,13 @@ def reserve_s(state: RunState) -> float:
         refit = max([refit] + [rows.refit_s(state["profile"].n_rows, a.fold_wall_s,
                                             rows.train_rows(inputs.cv_rows, inputs.cv_folds),
                                             rows.fixed_s(a)) for a in done])
-    return max(inputs.budget_s * RESERVE_SHARE, tail_s(state, refit, control))
+    return tail_s(state, refit, control)
+
+
+def reserve_s(state: RunState) -> float:
+    """Seconds kept back for the permutation control, the refit on all development rows
+    and the report: the tail, or RESERVE_SHARE of the budget when that is more."""
+    return max(state["inputs"].budget_s * RESERVE_SHARE, tail_now_s(state))
 
 
 def control_timeout_s(state: RunState, final: Attempt) -> float:
@@ -142,9 +148,12 @@ def adoption_fits(state: RunState) -> bool:
 
 
 def fits_another(state: RunState) -> bool:
-    """Anytime: a new candidate starts only when what a successful candidate has cost so
-    far (the median) fits in the time left before the reserve."""
-    costs = sorted(a.wall_s + a.smoke_s for a in _succeeded(state) if a.phase != "ensemble")
+    """Anytime: a new candidate starts only when what a successful candidate run has cost
+    so far (the median) fits in the time left before the reserve. A search winner that
+    adopted its trial had no run of its own (its seconds are its trial's fits, with no
+    smoke run), so it does not count towards what a planned candidate's run costs."""
+    costs = sorted(a.wall_s + a.smoke_s for a in _succeeded(state)
+                   if a.phase != "ensemble" and a.adopted_trial is None)
     if not costs:
         return True
     return costs[len(costs) // 2] < left_before_reserve(state)
@@ -230,17 +239,20 @@ def members_cost_s(state: RunState, members: list[Attempt], runs: int) -> float:
 
 
 def after_search_s(state: RunState) -> float:
-    """Seconds the time after a warm search holds: a weighted vote of the best
-    ENSEMBLE_MEMBERS candidates so far (a stacking that does not fit is skipped, and its
-    time went to the search). A vote fits nothing before its refit, and the search's
-    winners adopt their trials, so this is the members' share of the refit and the
-    control; a lone candidate counts twice (an ensemble has two members at least)."""
+    """Seconds the time after a warm search holds: a weighted vote of ENSEMBLE_MEMBERS
+    members (a stacking that does not fit is skipped, and its time went to the search). A
+    vote fits nothing before its refit, and the search's winners adopt their trials, so
+    this is the members' share of the refit and the control. The winners are members too
+    and not known yet: each member is costed like the costliest of the best so far. (Cost
+    as they were, the best three left 13 of 22 votes at 60 s out for time; a vote that
+    still does not fit is made smaller, Ensembler.fitting_vote.)"""
     greater = get_metric(state["inputs"].metric).greater_is_better
-    ranked = sorted((a for a in _succeeded(state) if a.phase != "ensemble"),
-                    key=lambda a: a.score or 0.0, reverse=greater)[:ENSEMBLE_MEMBERS]
-    if len(ranked) == 1:
-        ranked = ranked * 2
-    return members_cost_s(state, ranked, runs=0)
+    best = sorted((a for a in _succeeded(state) if a.phase != "ensemble"),
+                  key=lambda a: a.score or 0.0, reverse=greater)[:ENSEMBLE_MEMBERS]
+    if not best:
+        return 0.0
+    costliest = max(best, key=lambda a: a.wall_s)
+    return members_cost_s(state, [costliest] * ENSEMBLE_MEMBERS, runs=0)
 
 
 def ensemble_cost_s(state: RunState, proposal: EnsembleProposal, stack_folds: int) -> float:
@@ -256,4 +268,11 @@ def ensemble_cost_s(state: RunState, proposal: EnsembleProposal, stack_folds: in
 
 
 def ensemble_fits(state: RunState, proposal: EnsembleProposal, stack_folds: int) -> bool:
-    return ensemble_cost_s(state, proposal, stack_folds) <= left_before_reserve(state)
+    """Whether the ensemble's cost fits before the reserve. A vote fits nothing before its
+    refit, so it may also take the reserve's floor (RESERVE_SHARE of the budget) beyond
+    what the tail needs: that floor is kept for the chosen pipeline's tail, and the vote
+    is that pipeline."""
+    cost = ensemble_cost_s(state, proposal, stack_folds)
+    if proposal.strategy in VOTES and state["inputs"].task_type != "clustering":
+        return cost <= state["inputs"].budget_s - elapsed_s(state) - tail_now_s(state)
+    return cost <= left_before_reserve(state)

@@ -521,8 +521,14 @@ def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
                 **preferred.nested_scores, **proposal.nested_scores}})
         if proposal is None or not proposal.builds:
             return {"proposal": proposal, "current": None}
-    if not budget.ensemble_fits(state, proposal, STACK_FOLDS):
-        return {"proposal": proposal.model_copy(update={"skipped": True}), "current": None}
+    if not budget.ensemble_fits(state, proposal, STACK_FOLDS):  # a smaller vote, or none
+        smaller = runtime.context.ensembler.fitting_vote(
+            attempts, state["inputs"], proposal,
+            lambda p: budget.ensemble_fits(state, p, STACK_FOLDS))
+        if smaller is None:
+            return {"proposal": proposal.model_copy(update={"skipped": True}),
+                    "current": None}
+        proposal = smaller
     # the members' code as it ran (a resource shrink updates `candidates`)
     members = [state["candidates"][m] for m in proposal.members]
     candidate = runtime.context.coder.ensemble(

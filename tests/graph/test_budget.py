@@ -72,22 +72,24 @@ def test_on_warm_workers_the_search_takes_all_but_an_ensembles_time():
     left = 60.0 - budget.reserve_s(now) - 10.0
     warm = budget.search_allowance(now, max_winners=3, workers_running=True)
     # winners adopt their trials, and the vote that follows fits nothing before its refit:
-    # after the search, time for a lone candidate's and a winner's refit and control (one
-    # more fit each: 4 s over five folds in three rounds)
-    assert warm.seconds == pytest.approx(left - (1.5 + 1) * 4.0 / 3)
+    # after the search, time for a vote of three members like the costliest so far (in
+    # its refit and control, two more fits: 4 s over five folds in three rounds each)
+    assert budget.after_search_s(now) == pytest.approx((1.5 + 1) * 2 * 4.0 / 3)
+    assert warm.seconds == pytest.approx(left - (1.5 + 1) * 2 * 4.0 / 3)
     assert warm.seconds > 0.6 * left
     assert warm.n_winners == 3
     # fold jobs: each winner runs again, so the share holds
     cold = budget.search_allowance(now, max_winners=3, workers_running=False)
     assert cold.seconds == 0.6 * left
     # a slow candidate: the rule for fold jobs is the floor (the share, or all but one
-    # more run: 41 s left, 11 s after a 30 s run), a vote's refit takes less (16 s)
+    # more run: 41 s left, 11 s after a 30 s run); a vote of three like it would cost
+    # more than is left (50 s), so the floor holds on warm workers too
     slow = attempt("a1").model_copy(update={"wall_s": 30.0, "fold_wall_s": 3.0})
     late = state(attempts=[slow], elapsed=10.0, budget=60.0)
     late["inputs"] = late["inputs"].model_copy(update={"search_share": 0.6})
     assert budget.search_allowance(late, 3, workers_running=False).seconds == 11.0
-    assert budget.search_allowance(late, 3, workers_running=True).seconds == \
-        pytest.approx(41.0 - (1.5 + 1) * 30.0 / 3)
+    assert budget.after_search_s(late) == pytest.approx((1.5 + 1) * 2 * 30.0 / 3)
+    assert budget.search_allowance(late, 3, workers_running=True).seconds == 11.0
 
 
 def test_an_ensemble_runs_only_when_its_members_and_refit_fit():
@@ -109,26 +111,29 @@ def test_an_ensemble_runs_only_when_its_members_and_refit_fit():
     assert not budget.ensemble_fits(state(attempts=[a, b], elapsed=20.0), stacking, 3)
 
 
-def test_the_time_after_a_warm_search_is_the_ensemble_of_the_best_three_without_smoke_runs():
+def test_the_time_after_a_warm_search_is_a_vote_of_three_like_the_costliest_of_the_best():
     def run(aid, score, wall, fold, smoke=0.0):
         return attempt(aid, score=score).model_copy(update={
             "wall_s": wall, "fold_wall_s": fold, "smoke_s": smoke})
 
     # r2: the best three by score are a4, a2, a3; a1 (the slowest, worst) is not a member,
-    # and no smoke run counts (an ensemble gets none)
+    # and no smoke run counts (an ensemble gets none); the winners to come are members
+    # too, so each of three is costed like a4, the costliest of the three (6 s)
     done = [run("a1", 0.1, 30.0, 9.0, smoke=5.0), run("a2", 0.8, 4.0, 1.0, smoke=3.0),
             run("a3", 0.7, 2.0, 0.5), run("a4", 0.9, 6.0, 2.0),
             run("a5", 0.95, 50.0, 10.0).model_copy(update={"phase": "ensemble"})]
     now = state(attempts=done, elapsed=10.0, budget=300.0)
     # no fit before the refit; in the refit and the control, all but the largest's fits
-    expected = (1.5 + 1) * (4.0 + 2.0) / 3
+    expected = (1.5 + 1) * (6.0 + 6.0) / 3
     assert budget.after_search_s(now) == pytest.approx(expected)
     proposal = EnsembleProposal(strategy="caruana", members=["a4", "a2", "a3"],
                                 weights=[0.5, 0.3, 0.2], estimated_score=0.9)
-    assert budget.after_search_s(now) == budget.ensemble_cost_s(now, proposal, 3)
-    # a metric where lower is better picks the other end
+    assert budget.ensemble_cost_s(now, proposal, 3) == pytest.approx((1.5 + 1) * 6.0 / 3)
+    # a metric where lower is better picks the other end: a1, the slowest, is a member
     rmse = {**now, "inputs": now["inputs"].model_copy(update={"metric": "rmse"})}
-    assert budget.after_search_s(rmse) == pytest.approx((1.5 + 1) * (4.0 + 2.0) / 3)
+    assert budget.after_search_s(rmse) == pytest.approx((1.5 + 1) * (30.0 + 30.0) / 3)
+    # nothing has succeeded: no vote to keep time for
+    assert budget.after_search_s(state(elapsed=10.0)) == 0.0
     # the search takes the rest; the rule before kept three mean runs, smoke included
     left = budget.left_before_reserve(now)
     allowance = budget.search_allowance(now, max_winners=3, workers_running=True)
@@ -147,10 +152,10 @@ def test_a_warm_search_with_no_time_after_an_ensemble_is_skipped_and_says_so():
                                             "smoke_s": 2.0})
     late = state(attempts=[slow], elapsed=33.0, budget=60.0)
     # 15.5 s before the reserve (the refit's 1.5 x 4 s, the control's 4 s, the report's
-    # 1.5 s), 10 s for a vote's refit and control (one more fit of 12 s / 3 rounds, 2.5
+    # 1.5 s), 20 s for a vote's refit and control (two more fits of 12 s / 3 rounds, 2.5
     # times), and by the share less than nothing after one more run (14 s)
     assert budget.left_before_reserve(late) == 15.5
-    assert budget.after_search_s(late) == pytest.approx((1.5 + 1) * 12.0 / 3)
+    assert budget.after_search_s(late) == pytest.approx((1.5 + 1) * 2 * 12.0 / 3)
     skipped = budget.search_allowance(late, max_winners=3, workers_running=True)
     assert skipped.seconds == 0.0 and "after an ensemble" in skipped.skipped
     # that time goes to the next planned candidate (its run fits: 14 s of 15.5 s) ...
@@ -219,3 +224,36 @@ def test_the_refits_explanations_get_what_the_budget_leaves_after_its_fit():
     assert importance.job_request(inputs, 120.0, 300.0)["max_s"] == 30.0
     assert contributions.job_request(inputs, 120.0, 3.0)["max_s"] == 3.0
     assert contributions.job_request(inputs, 120.0)["max_s"] == 18.0
+
+
+def test_a_vote_may_take_the_reserves_floor_beyond_the_tail():
+    a = attempt("a1").model_copy(update={"wall_s": 6.0, "fold_wall_s": 1.0})
+    b = attempt("a2").model_copy(update={"wall_s": 6.0, "fold_wall_s": 1.0})
+    # at 50 s of 60 the tail is 4 s (a refit of 1.5 x 1 s, a control of 1 s, the report's
+    # 1.5 s) and the reserve its floor, 6 s: 4 s are left before it; the vote costs 5 s
+    # (in its refit and control one more fit of 6 s / 3 rounds, 2.5 times)
+    late = state(attempts=[a, b], elapsed=50.0)
+    assert budget.tail_now_s(late) == 4.0 and budget.reserve_s(late) == 6.0
+    caruana = EnsembleProposal(strategy="caruana", members=["a1", "a2"], weights=[0.5, 0.5],
+                               estimated_score=0.9)
+    assert budget.ensemble_cost_s(late, caruana, 3) == pytest.approx(5.0)
+    assert budget.left_before_reserve(late) == 4.0
+    # the vote is the chosen pipeline: the floor beyond its tail is its to use
+    assert budget.ensemble_fits(late, caruana, 3)
+    # stacking fits new models before its refit: the reserve stays whole
+    stacking = caruana.model_copy(update={"strategy": "stacking"})
+    assert not budget.ensemble_fits(late, stacking, 3)
+    # with less than the vote's cost beyond the tail, no vote
+    assert not budget.ensemble_fits(state(attempts=[a, b], elapsed=52.0), caruana, 3)
+
+
+def test_a_search_winner_that_adopted_its_trial_is_not_a_run_to_cost():
+    run = attempt("a1").model_copy(update={"wall_s": 9.0, "smoke_s": 1.0})
+    adopted = [attempt(f"a{i}").model_copy(update={"wall_s": 0.5, "adopted_trial": i})
+               for i in (2, 3)]
+    # 40 s of 60: 14 s before the reserve; a run like a1 (10 s) fits, and so it would
+    # whatever the winners' seconds, which are their trials' fits, not runs
+    assert budget.fits_another(state(attempts=[run, *adopted], elapsed=36.0))
+    # at 50 s (4 s left) the median of the runs (10 s) does not fit, though the median
+    # with the adopted winners counted (0.5 s) would
+    assert not budget.fits_another(state(attempts=[run, *adopted], elapsed=50.0))

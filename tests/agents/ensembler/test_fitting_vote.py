@@ -1,0 +1,66 @@
+"""A vote whose cost does not fit is made smaller, on nested evidence (Ensembler.fitting_vote)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipesmith.agents.ensembler.agent import Ensembler
+from pipesmith.agents.ensembler.compose import VOTES
+from pipesmith.agents.schemas import Attempt
+from tests.graph.test_routing import state
+
+
+def _members(tmp_path, noise: dict[str, float], wall: dict[str, float]) -> list[Attempt]:
+    """Regression members: the truth plus independent noise (so a vote of several beats
+    any one), each with its out-of-fold predictions stored as the referee stores them."""
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=400)
+    out = []
+    for aid, sd in noise.items():
+        folder = tmp_path / aid
+        folder.mkdir()
+        pred = y + rng.normal(scale=sd, size=y.size)
+        np.savez(folder / "oof.npz", y_true=y, pred=pred)
+        score = 1 - np.mean((y - pred) ** 2) / np.var(y)
+        out.append(Attempt(id=aid, parent=None, candidate=aid, phase="draft", status="ok",
+                           score=score, wall_s=wall[aid], workdir=str(folder)))
+    return out
+
+
+def _weighted(proposal) -> set[str]:
+    return {m for m, w in zip(proposal.members, proposal.weights, strict=True) if w > 0}
+
+
+def test_the_costliest_members_are_left_out_until_the_vote_fits(tmp_path):
+    attempts = _members(tmp_path, {"a1": 0.5, "a2": 0.5, "a3": 0.5, "a4": 0.5},
+                        {"a1": 2.0, "a2": 3.0, "a3": 1.0, "a4": 9.0})
+    inputs = state()["inputs"]
+    ensembler = Ensembler()
+    whole = ensembler.propose(attempts, inputs, strategies=VOTES)
+    assert whole.strategy == "caruana" and _weighted(whole) == {"a1", "a2", "a3", "a4"}
+    # only a vote of two fits: a4 (9 s), then a2 (3 s) are left out
+    smaller = ensembler.fitting_vote(attempts, inputs, whole, lambda p: len(_weighted(p)) <= 2)
+    assert smaller.left_out == ["a4", "a2"] and _weighted(smaller) == {"a1", "a3"}
+    assert smaller.strategy == "caruana"
+    assert smaller.estimated_score > whole.nested_scores["single"]
+    # three fit: a4 alone is left out
+    three = ensembler.fitting_vote(attempts, inputs, whole, lambda p: len(_weighted(p)) <= 3)
+    assert three.left_out == ["a4"] and _weighted(three) == {"a1", "a2", "a3"}
+    # nothing fits: no vote
+    assert ensembler.fitting_vote(attempts, inputs, whole, lambda p: False) is None
+
+
+def test_a_smaller_vote_must_beat_the_best_single_model_of_the_whole_pool(tmp_path):
+    # a1 is far better and the costliest: the vote of the others loses to it alone
+    attempts = _members(tmp_path, {"a1": 0.3, "a2": 0.7, "a3": 0.7, "a4": 0.7},
+                        {"a1": 9.0, "a2": 1.0, "a3": 1.0, "a4": 1.0})
+    inputs = state()["inputs"]
+    ensembler = Ensembler()
+    whole = ensembler.propose(attempts, inputs, strategies=VOTES)
+    assert whole.strategy == "caruana" and "a1" in _weighted(whole)
+    assert len(_weighted(whole)) > 2
+    others = ensembler.propose(attempts[1:], inputs, strategies=VOTES)
+    assert others.strategy == "caruana"  # among the others, a vote wins ...
+    assert others.estimated_score < whole.nested_scores["single"]  # ... but not against a1
+    assert ensembler.fitting_vote(attempts, inputs, whole, lambda p: "a1" not in p.members) \
+        is None
