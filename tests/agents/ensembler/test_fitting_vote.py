@@ -46,8 +46,12 @@ def test_the_costliest_members_are_left_out_until_the_vote_fits(tmp_path):
     # three fit: a4 alone is left out
     three = ensembler.fitting_vote(attempts, inputs, whole, lambda p: len(_weighted(p)) <= 3)
     assert three.left_out == ["a4"] and _weighted(three) == {"a1", "a2", "a3"}
-    # nothing fits: no vote
-    assert ensembler.fitting_vote(attempts, inputs, whole, lambda p: False) is None
+    # nothing fits: no vote, and no proposal made to learn it (a vote of the two cheapest
+    # members is the only one costed)
+    asked = []
+    assert ensembler.fitting_vote(attempts, inputs, whole,
+                                  lambda p: asked.append(p.members) and False) is None
+    assert asked == [["a3", "a1"]]
 
 
 def test_a_smaller_vote_must_beat_the_best_single_model_of_the_whole_pool(tmp_path):
