@@ -310,6 +310,11 @@ class EnsembleProposal(Frozen):
         """Whether the choice is a new module to run, not a member as it is."""
         return self.strategy != "single" or bool(self.class_weights)
 
+    @property
+    def weighted_members(self) -> list[str]:
+        """The members with a share in it (weight above 0), in order."""
+        return [m for m, w in zip(self.members, self.weights, strict=False) if w > 0]
+
 
 class FeatureImportance(Frozen):
     """One feature's permutation importance on the test part: how much the referee's score

@@ -260,8 +260,7 @@ def ensemble_cost_s(state: RunState, proposal: EnsembleProposal, stack_folds: in
     and the control (Executor.combine scores it from their out-of-fold predictions); any
     other its members' runs again (stacking `stack_folds` more times each) as well."""
     by_id = state.get("attempts") or {}
-    members = [by_id[m] for m, w in zip(proposal.members, proposal.weights, strict=False)
-               if w > 0 and m in by_id]
+    members = [by_id[m] for m in proposal.weighted_members if m in by_id]
     votes = proposal.strategy in VOTES and state["inputs"].task_type != "clustering"
     runs = 0 if votes else 1 + (stack_folds if proposal.strategy == "stacking" else 0)
     return members_cost_s(state, members, runs)

@@ -134,16 +134,13 @@ class Ensembler:
         if inputs.task_type == "clustering" or single is None:
             return None
         by_id = {a.id: a for a in attempts}
-        weighted = [m for m, w in zip(proposal.members, proposal.weights, strict=True) if w > 0]
-        cheapest = sorted(weighted, key=lambda m: by_id[m].wall_s)[:2]
+        cheapest = sorted(proposal.weighted_members, key=lambda m: by_id[m].wall_s)[:2]
         if not fits(proposal.model_copy(update={"members": cheapest, "weights": [1.0, 1.0]})):
             return None  # not even its two cheapest members fit: no proposal is worth its time
         pool, left_out = list(proposal.members), []
         current = proposal
-        while sum(w > 0 for w in current.weights) > 2:
-            weighted = [m for m, w in zip(current.members, current.weights, strict=True)
-                        if w > 0]
-            costliest = max(weighted, key=lambda m: by_id[m].wall_s)
+        while len(current.weighted_members) > 2:
+            costliest = max(current.weighted_members, key=lambda m: by_id[m].wall_s)
             pool.remove(costliest)
             left_out.append(costliest)
             current = self.propose([by_id[m] for m in pool], inputs, strategies=VOTES)

@@ -27,16 +27,21 @@ def _members(tmp_path, noise: dict[str, float], wall: dict[str, float]) -> list[
     return out
 
 
+def _proposed(tmp_path, noise: dict[str, float], wall: dict[str, float]):
+    """The members, the inputs, an ensembler and its vote of the whole pool."""
+    attempts = _members(tmp_path, noise, wall)
+    inputs, ensembler = state()["inputs"], Ensembler()
+    return attempts, inputs, ensembler, ensembler.propose(attempts, inputs, strategies=VOTES)
+
+
 def _weighted(proposal) -> set[str]:
-    return {m for m, w in zip(proposal.members, proposal.weights, strict=True) if w > 0}
+    return set(proposal.weighted_members)
 
 
 def test_the_costliest_members_are_left_out_until_the_vote_fits(tmp_path):
-    attempts = _members(tmp_path, {"a1": 0.5, "a2": 0.5, "a3": 0.5, "a4": 0.5},
-                        {"a1": 2.0, "a2": 3.0, "a3": 1.0, "a4": 9.0})
-    inputs = state()["inputs"]
-    ensembler = Ensembler()
-    whole = ensembler.propose(attempts, inputs, strategies=VOTES)
+    attempts, inputs, ensembler, whole = _proposed(
+        tmp_path, {"a1": 0.5, "a2": 0.5, "a3": 0.5, "a4": 0.5},
+        {"a1": 2.0, "a2": 3.0, "a3": 1.0, "a4": 9.0})
     assert whole.strategy == "caruana" and _weighted(whole) == {"a1", "a2", "a3", "a4"}
     # only a vote of two fits: a4 (9 s), then a2 (3 s) are left out
     smaller = ensembler.fitting_vote(attempts, inputs, whole, lambda p: len(_weighted(p)) <= 2)
@@ -56,11 +61,9 @@ def test_the_costliest_members_are_left_out_until_the_vote_fits(tmp_path):
 
 def test_a_smaller_vote_must_beat_the_best_single_model_of_the_whole_pool(tmp_path):
     # a1 is far better and the costliest: the vote of the others loses to it alone
-    attempts = _members(tmp_path, {"a1": 0.3, "a2": 0.7, "a3": 0.7, "a4": 0.7},
-                        {"a1": 9.0, "a2": 1.0, "a3": 1.0, "a4": 1.0})
-    inputs = state()["inputs"]
-    ensembler = Ensembler()
-    whole = ensembler.propose(attempts, inputs, strategies=VOTES)
+    attempts, inputs, ensembler, whole = _proposed(
+        tmp_path, {"a1": 0.3, "a2": 0.7, "a3": 0.7, "a4": 0.7},
+        {"a1": 9.0, "a2": 1.0, "a3": 1.0, "a4": 1.0})
     assert whole.strategy == "caruana" and "a1" in _weighted(whole)
     assert len(_weighted(whole)) > 2
     others = ensembler.propose(attempts[1:], inputs, strategies=VOTES)
