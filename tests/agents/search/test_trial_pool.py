@@ -93,6 +93,28 @@ def test_one_worker_per_fold_runs_many_trials_like_a_batch(iris, folds, sandbox,
                 for i in range(3)}) == 3
 
 
+def test_trials_run_one_after_another_on_every_fold_so_a_deadline_cuts_only_the_last(
+        folds, sandbox, tmp_path):
+    """Trial by trial: the first trial is whole (every fold) before a hanging one takes the
+    rest of the time; fold by fold, the hang would have left no trial whole."""
+    inputs, f = folds
+    pool = _pool(sandbox, folds, tmp_path)
+    try:
+        assert pool.start(2)
+        runner = TrialRunner(sandbox, f, target=inputs.target, task_type=inputs.task_type,
+                             metric=inputs.metric, seed=0, memory_mb=2048, disk_mb=256,
+                             pool=pool)
+        trials = [{"id": 0, "params": {"C": 1.0}}, {"id": 1, "params": {"mode": "crash"}},
+                  {"id": 2, "params": {"mode": "hang"}}, {"id": 3, "params": {"C": 2.0}}]
+        got = runner.run([("unruly", UNRULY, trials)], tmp_path / "run",
+                         time.monotonic() + 12)
+    finally:
+        pool.close()
+    assert got[0]["status"] == "ok" and got[0]["oof"]["proba"].shape == (len(f.y), 3)
+    assert got[1]["status"] == "error" and got[2]["status"] == "timeout"
+    assert got[3]["status"] == "skipped"  # the hang took the time that was left
+
+
 def test_crashes_and_hangs_are_failed_trials_and_the_worker_goes_on(folds, sandbox, tmp_path):
     pool = _pool(sandbox, folds, tmp_path)
     path = pool.module("unruly", UNRULY)
