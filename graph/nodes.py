@@ -463,8 +463,11 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     done = state.get("next_index", 0)
     warm = runtime.context.executor.warm_workers(inputs)  # the trials run on them
     allowance = budget.search_allowance(state, WINNERS, workers_running=warm is not None)
-    if allowance.skipped:  # the planned candidates use the time instead
-        return {"search": {"skipped": allowance.skipped}}
+    if allowance.skipped:  # the planned candidates use the time instead; after them, routing
+        # may send the run here once more (routing.search_again) when the time allows
+        again = {"attempts": len(state.get("attempts") or {})} if inputs.search_share > 0 \
+            else {}
+        return {"search": {"skipped": allowance.skipped, **again}}
     seconds, n_winners = allowance.seconds, allowance.n_winners
     # the learners and their spaces: the defaults offline; in LLM mode, the model's
     # proposal, checked against the installed estimators

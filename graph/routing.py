@@ -40,7 +40,22 @@ def next_step(state: RunState, topology: Topology = FULL) -> Literal[
     fits = has_time(state) and fits_another(state) or adoption_fits(state)
     if more and fits and has_llm_budget(state):
         return "draft"
+    if topology.search and search_again(state):
+        return "search"
     return "ensemble" if topology.ensemble else "report"
+
+
+def search_again(state: RunState) -> bool:
+    """A search skipped for time gets one more look once the candidates that fitted have
+    run: the estimates that skipped it (the tail, the vote after it) are upper bounds, and
+    what they did not need went unused (attrition, caravan, wa_churn at 60 s: the search
+    skipped with 0.3-4.6 s "left after an ensemble", the runs ended at 42-54 s). The
+    search node looks again and records its decision with the attempts it saw, so it
+    looks once per new attempt at most."""
+    record = state.get("search") or {}
+    seen = record.get("attempts")
+    return "skipped" in record and seen is not None and has_time(state) and \
+        len(state.get("attempts") or {}) > seen
 
 
 def repair_stop(severity: str | None, depth: int, max_rounds: int, time_left: bool = True,

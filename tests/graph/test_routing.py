@@ -87,6 +87,21 @@ def test_full_topology_searches_once_after_the_first_valid_model():
     assert routing.after_execute(ok, no_search) == "draft"
 
 
+def test_a_search_skipped_for_time_is_looked_at_again_once_the_candidates_have_run():
+    c = cand("a2")
+    skipped = {"skipped": "3.0 s left for the search after an ensemble", "attempts": 1}
+    done = state(current=c, candidates=[c], attempts=[attempt("a1"), attempt("a2")],
+                 next_index=3, search=skipped)
+    assert routing.after_execute(done) == "search"  # a new attempt since the skip
+    # the search node looked again and skipped again: no loop
+    assert routing.after_search({**done, "search": {**skipped, "attempts": 2}}) == "ensemble"
+    # a search turned off records no attempts: never looked at again
+    assert routing.after_execute({**done, "search": {"skipped": "turned off"}}) == "ensemble"
+    late = state(current=c, candidates=[c], attempts=[attempt("a1"), attempt("a2")],
+                 next_index=3, search=skipped, elapsed=59.5)
+    assert routing.after_execute(late) == "ensemble"
+
+
 def test_failures_go_to_diagnosis_and_ensembles_to_the_report():
     c = cand("a1")
     assert routing.after_execute(
