@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipesmith.evals.summary import _ranks, greater_is_better
+from pipesmith.evals.summary import greater_is_better, rank_scores
 
 SYSTEMS = ["pipesmith", "hgb", "flaml", "autogluon"]
 
@@ -46,7 +46,7 @@ def main(out: Path) -> None:
     jobs = [(d, s) for d in supervised for s in seeds if (d, s, "pipesmith") in score]
     job_rank, per_seed = defaultdict(list), defaultdict(lambda: defaultdict(list))
     for d, s in jobs:
-        ranks = _ranks({k: score.get((d, s, k)) for k in SYSTEMS},
+        ranks = rank_scores({k: score.get((d, s, k)) for k in SYSTEMS},
                        greater_is_better(spec[d]["metric"]))
         for k in SYSTEMS:
             job_rank[k].append(ranks[k])
@@ -68,7 +68,7 @@ def main(out: Path) -> None:
         for k in SYSTEMS:
             vals = [score.get((d, s, k)) for s in seeds if (d, s) in jobs]
             mean[k] = None if not vals or None in vals else float(np.mean(vals))
-        ranks = _ranks(mean, higher)
+        ranks = rank_scores(mean, higher)
         for k in SYSTEMS:
             dataset_rank[k].append(ranks[k])
         for k in SYSTEMS[1:]:

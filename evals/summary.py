@@ -47,7 +47,7 @@ def _fmt(value, digits: int = 3, pct: bool = False) -> str:
     return f"{value:.1%}" if pct else f"{value:.{digits}f}"
 
 
-def _ranks(scores: dict[str, float | None], higher: bool) -> dict[str, float]:
+def rank_scores(scores: dict[str, float | None], higher: bool) -> dict[str, float]:
     """Rank 1 is best; ties share the mean rank; None ranks after every score."""
     order = sorted(scores, key=lambda k: (scores[k] is None,
                                           0 if scores[k] is None else
@@ -197,7 +197,7 @@ class Summary:
             scores = {r["topology"]: r["score"] for r in self.rows
                       if (r["dataset"], r["seed"]) == (dataset, seed)}
             higher = greater_is_better(self.metric.get(dataset, ""))
-            for topology, rank in _ranks(scores, higher).items():
+            for topology, rank in rank_scores(scores, higher).items():
                 ranks[(dataset, topology, seed)] = rank
         return ranks
 
@@ -260,7 +260,7 @@ class Summary:
                 pool = self.topologies  # no baseline clusters: rank topologies among themselves
             else:
                 pool = systems
-            ranks = _ranks({s: self.score(dataset, s) for s in pool},
+            ranks = rank_scores({s: self.score(dataset, s) for s in pool},
                            greater_is_better(self.metric.get(dataset, "")))
             for system, rank in ranks.items():
                 ranked[system].append(rank)
