@@ -182,6 +182,10 @@ class Ensembler(Protocol):
                      fits: Callable[[EnsembleProposal], bool]) -> EnsembleProposal | None:
         ...
 
+    def weighted_single(self, attempts: list[Attempt], inputs: RunInputs,
+                        proposal: EnsembleProposal) -> EnsembleProposal | None:
+        ...
+
     def decide(self, proposal: EnsembleProposal | None, result: Attempt | None,
                attempts: list[Attempt], metric: str) -> EnsembleOutcome:
         ...

@@ -272,6 +272,8 @@ def ensemble_fits(state: RunState, proposal: EnsembleProposal, stack_folds: int)
     what the tail needs: that floor is kept for the chosen pipeline's tail, and the vote
     is that pipeline."""
     cost = ensemble_cost_s(state, proposal, stack_folds)
+    if cost <= 0.0:  # one member's decisions (class weights): its refit is the reserve's
+        return True
     if proposal.strategy in VOTES and state["inputs"].task_type != "clustering":
         return cost <= state["inputs"].budget_s - elapsed_s(state) - tail_now_s(state)
     return cost <= left_before_reserve(state)

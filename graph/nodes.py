@@ -527,7 +527,8 @@ def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
     if not budget.ensemble_fits(state, proposal, STACK_FOLDS):  # a smaller vote, or none
         smaller = runtime.context.ensembler.fitting_vote(
             attempts, state["inputs"], proposal,
-            lambda p: budget.ensemble_fits(state, p, STACK_FOLDS))
+            lambda p: budget.ensemble_fits(state, p, STACK_FOLDS)) or \
+            runtime.context.ensembler.weighted_single(attempts, state["inputs"], proposal)
         if smaller is None:
             return {"proposal": proposal.model_copy(update={"skipped": True}),
                     "current": None}

@@ -151,6 +151,19 @@ class Ensembler:
                 return current.model_copy(update={"left_out": left_out})
         return None
 
+    def weighted_single(self, attempts: list[Attempt], inputs: RunInputs,
+                        proposal: EnsembleProposal) -> EnsembleProposal | None:
+        """The best single model with class-weighted decisions, when nested cross-validation
+        (`proposal`'s scores) prefers them to its plain ones; else None. It fits nothing of
+        its own: its refit and control are the single model's, which the reserve holds, so
+        it is what is left when no vote fits (caravan at load 5: a vote that did not fit
+        took the weighted single's 0.63 balanced accuracy down to the plain 0.54)."""
+        if inputs.task_type == "clustering":
+            return None
+        single = self.propose(attempts, inputs, strategies=("single",),
+                              nested=proposal.nested_scores)
+        return single if single is not None and single.builds else None
+
     def _propose_clustering(self, attempts: list[Attempt],
                             inputs: RunInputs) -> EnsembleProposal | None:
         """Consensus vs the best single clustering, by silhouette and stability."""

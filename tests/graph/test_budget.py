@@ -245,6 +245,12 @@ def test_a_vote_may_take_the_reserves_floor_beyond_the_tail():
     assert not budget.ensemble_fits(late, stacking, 3)
     # with less than the vote's cost beyond the tail, no vote
     assert not budget.ensemble_fits(state(attempts=[a, b], elapsed=52.0), caruana, 3)
+    # one member's class-weighted decisions cost nothing beyond its refit: they fit even
+    # past the reserve (caravan at load 5 lost them, 0.63 to 0.54, to a search that ran long)
+    weighted = EnsembleProposal(strategy="single", members=["a1", "a2"], weights=[1.0, 0.0],
+                                estimated_score=0.9, class_weights={"0": 1.0, "1": 4.0})
+    assert budget.ensemble_cost_s(late, weighted, 3) == 0.0
+    assert budget.ensemble_fits(state(attempts=[a, b], elapsed=58.0), weighted, 3)
 
 
 def test_a_search_winner_that_adopted_its_trial_is_not_a_run_to_cost():

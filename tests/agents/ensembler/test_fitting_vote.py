@@ -71,3 +71,33 @@ def test_a_smaller_vote_must_beat_the_best_single_model_of_the_whole_pool(tmp_pa
     assert others.estimated_score < whole.nested_scores["single"]  # ... but not against a1
     assert ensembler.fitting_vote(attempts, inputs, whole, lambda p: "a1" not in p.members) \
         is None
+
+
+def test_when_no_vote_fits_the_best_single_keeps_its_class_weighted_decisions(tmp_path):
+    """A rare class that the members' probabilities underrate: balanced accuracy prefers
+    the best model with class weights; it fits nothing, so it is left when no vote fits."""
+    rng = np.random.default_rng(0)
+    y = (rng.random(600) < 0.1).astype(int)
+    attempts = []
+    for aid, sd, wall in (("a1", 0.10, 9.0), ("a2", 0.14, 1.0)):
+        folder = tmp_path / aid
+        folder.mkdir()
+        p1 = np.clip(0.25 * y + rng.normal(0.05, sd, y.size), 0.001, 0.999)  # underrated
+        np.savez(folder / "oof.npz", y_true=y, pred=(p1 > 0.5).astype(int),
+                 proba=np.column_stack([1 - p1, p1]), classes=np.array([0, 1]))
+        attempts.append(Attempt(id=aid, parent=None, candidate=aid, phase="draft",
+                                status="ok", score=0.5, wall_s=wall, workdir=str(folder)))
+    inputs = state()["inputs"].model_copy(update={"task_type": "classification",
+                                                  "metric": "balanced_accuracy"})
+    ensembler = Ensembler()
+    whole = ensembler.propose(attempts, inputs, strategies=VOTES)
+    nested = whole.nested_scores
+    assert nested["single+class_weights"] > nested["single"] + 0.2
+    assert ensembler.fitting_vote(attempts, inputs, whole, lambda p: False) is None
+    weighted = ensembler.weighted_single(attempts, inputs, whole)
+    assert weighted.strategy == "single" and weighted.builds
+    assert len(weighted.weighted_members) == 1  # one model: no fit of its own
+    assert weighted.class_weights["1"] > weighted.class_weights["0"]  # the rare class up
+    # plain decisions that nested cross-validation prefers: nothing to propose
+    plain = whole.model_copy(update={"nested_scores": {**nested, "single": 1.0}})
+    assert ensembler.weighted_single(attempts, inputs, plain) is None
