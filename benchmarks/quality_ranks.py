@@ -71,10 +71,9 @@ def main(out: Path) -> None:
         ranks = rank_scores(mean, higher)
         for k in SYSTEMS:
             dataset_rank[k].append(ranks[k])
-        for k in SYSTEMS[1:]:
-            a, b = mean["pipesmith"], mean[k]
-            won = b is None or (a is not None and (a > b) == higher)
-            wtl[k][1 if a == b else 0 if won else 2] += 1
+        for k in SYSTEMS[1:]:  # by rank: scores compared as rank_scores compares them
+            ours, theirs = ranks["pipesmith"], ranks[k]
+            wtl[k][1 if ours == theirs else 0 if ours < theirs else 2] += 1
         ended = [r["wall_s"] for r in rows if r["dataset"] == d]
         last = " (last)" if ranks["pipesmith"] == max(ranks.values()) > 1 else ""
         print(f"| {d} | {spec[d]['metric']} | " + " | ".join(  # noqa: T201

@@ -48,7 +48,10 @@ def _fmt(value, digits: int = 3, pct: bool = False) -> str:
 
 
 def rank_scores(scores: dict[str, float | None], higher: bool) -> dict[str, float]:
-    """Rank 1 is best; ties share the mean rank; None ranks after every score."""
+    """Rank 1 is best; ties share the mean rank; None ranks after every score. Scores are
+    compared at 6 decimals, as baselines.jsonl stores them: unrounded, a run's 0.97101449
+    beat three baselines' 0.971014, the same 67 of 69 test rows right."""
+    scores = {k: None if v is None else round(v, 6) for k, v in scores.items()}
     order = sorted(scores, key=lambda k: (scores[k] is None,
                                           0 if scores[k] is None else
                                           (-scores[k] if higher else scores[k])))
