@@ -75,7 +75,8 @@ def main(out: Path) -> None:
             ours, theirs = ranks["pipesmith"], ranks[k]
             wtl[k][1 if ours == theirs else 0 if ours < theirs else 2] += 1
         ended = [r["wall_s"] for r in rows if r["dataset"] == d]
-        last = " (last)" if ranks["pipesmith"] == max(ranks.values()) > 1 else ""
+        last = " (last)" if ranks["pipesmith"] == max(ranks.values()) > min(ranks.values()) \
+            else ""  # all tied is no one last
         print(f"| {d} | {spec[d]['metric']} | " + " | ".join(  # noqa: T201
             "fail" if mean[k] is None else f"{mean[k]:.4f}" for k in SYSTEMS)
             + f" | {ranks['pipesmith']:.1f}{last} | {min(ended):.1f}-{max(ended):.1f} s |")
