@@ -47,7 +47,7 @@ def main(out: Path) -> None:
     job_rank, per_seed = defaultdict(list), defaultdict(lambda: defaultdict(list))
     for d, s in jobs:
         ranks = rank_scores({k: score.get((d, s, k)) for k in SYSTEMS},
-                       greater_is_better(spec[d]["metric"]))
+                            greater_is_better(spec[d]["metric"]))
         for k in SYSTEMS:
             job_rank[k].append(ranks[k])
             per_seed[s][k].append(ranks[k])

@@ -264,7 +264,7 @@ class Summary:
             else:
                 pool = systems
             ranks = rank_scores({s: self.score(dataset, s) for s in pool},
-                           greater_is_better(self.metric.get(dataset, "")))
+                                greater_is_better(self.metric.get(dataset, "")))
             for system, rank in ranks.items():
                 ranked[system].append(rank)
         lines = ["## Mean rank", "", "Lower is better; ranked per dataset (clustering datasets "

@@ -226,8 +226,9 @@ class TrialRunner:
                     failed.add(trial["id"])
             per_fold[k][trial["id"]] = {**header, "arrays": arrays}
 
-        jobs = [(self.pool.module(family, code), trial, k) for family, code, trials in batches
-                for trial in trials for k in range(n_folds)]
+        modules = [(self.pool.module(family, code), trials) for family, code, trials in batches]
+        jobs = [(path, trial, k) for path, trials in modules for trial in trials
+                for k in range(n_folds)]
         with ThreadPoolExecutor(max(1, self.workers)) as threads:  # taken in this order
             list(threads.map(one, jobs))
         return [("ok", trials) for trials in per_fold]
