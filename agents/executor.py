@@ -275,13 +275,16 @@ class Executor:
 
     def combine(self, candidate: Candidate, members: list[Attempt], weights: list[float],
                 inputs: RunInputs, workdir: Path,
-                class_weights: dict[str, float] | None = None) -> tuple[ExecResult, dict] | str:
-        """A vote's cross-validation from its members' out-of-fold predictions, with no fit:
-        each member fitted these very folds, so each fold's vote (agents/ensembler/compose.py
-        `voted`) is what the composed module's fold fits would predict. The votes are
-        written as the folds' predictions and scored here exactly as fold jobs' are; the
-        times are the members' (a refit fits them all). Otherwise why not (it is run)."""
-        from pipesmith.agents.ensembler.compose import voted
+                class_weights: dict[str, float] | None = None,
+                strategy: str = "caruana") -> tuple[ExecResult, dict] | str:
+        """An ensemble's cross-validation from its members' out-of-fold predictions, with no
+        fit: each member fitted these very folds, so each fold's vote (agents/ensembler/
+        compose.py `voted`) is what the composed module's fold fits would predict; a
+        stacking's level-2 model is learnt from the other folds' rows (`stacked`), as the
+        composed module's is from every row's. The predictions are written as the folds'
+        and scored here exactly as fold jobs' are; the times are the members' (a refit fits
+        them all). Otherwise why not (it is run)."""
+        from pipesmith.agents.ensembler.compose import stacked, voted
 
         dev = cv_development(inputs)
         folds = referee.fold_plan(dev, inputs.target, inputs.task_type, inputs.cv_folds,
@@ -301,10 +304,19 @@ class Executor:
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "candidate.py").write_text(candidate.code)
         jobs = [workdir / "folds" / str(n) for n in range(len(folds))]
+
+        def rows(positions: np.ndarray) -> list[dict]:
+            at = np.searchsorted(index, positions)
+            return [{k: v[at] if k != "classes" else v for k, v in oof.items()}
+                    for oof in stored]
+
         for fold, folder in zip(folds, jobs, strict=True):
-            rows = np.searchsorted(index, fold.predict)
-            vote = voted([{k: v[rows] if k != "classes" else v for k, v in oof.items()}
-                          for oof in stored], weights, class_weights)
+            try:
+                vote = stacked(rows(np.setdiff1d(index, fold.predict)), rows(fold.predict),
+                               class_weights) if strategy == "stacking" else \
+                    voted(rows(fold.predict), weights, class_weights)
+            except (ValueError, KeyError) as exc:  # e.g. a label none of the members knew
+                return f"the stacking's level-2 model could not be cross-fitted: {exc}"[:300]
             folder.mkdir(parents=True, exist_ok=True)
             np.savez(folder / "predictions.npz", **{k: _savable(v) for k, v in vote.items()})
         try:
@@ -320,8 +332,9 @@ class Executor:
                             wall_s=round(sum(m.wall_s for m in members), 3),
                             cpu_s=round(sum(m.cpu_s for m in members), 3),
                             peak_mem_mb=max(m.peak_mem_mb for m in members),
-                            detail="cross-validation voted from the members' out-of-fold "
-                                   "predictions (" + ", ".join(m.id for m in members) + ")")
+                            detail=f"cross-validation {'stacked' if strategy == 'stacking' else 'voted'}"
+                                   " from the members' out-of-fold predictions ("
+                                   + ", ".join(m.id for m in members) + ")")
         log.info("execute.voted", candidate=candidate.id, members=[m.id for m in members],
                  score=metrics["score"])
         return result, metrics

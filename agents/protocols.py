@@ -73,7 +73,9 @@ class Coder(Protocol):
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
                  inputs: RunInputs, strategy: str = "caruana",
                  weights: list[float] | None = None, n_clusters: int = 2,
-                 class_weights: dict[str, float] | None = None) -> Candidate | None:
+                 class_weights: dict[str, float] | None = None,
+                 level2: dict | None = None) -> Candidate | None:
+        """`level2`: stacking's level-2 model (agents/ensembler/select.py level2_params)."""
         ...
 
     def searchable(self, spec: CandidateSpec, profile: DataProfile, inputs: RunInputs) -> str:
@@ -121,9 +123,11 @@ class Executor(Protocol):
 
     def combine(self, candidate: Candidate, members: list[Attempt], weights: list[float],
                 inputs: RunInputs, workdir: Path,
-                class_weights: dict[str, float] | None = None) -> tuple[ExecResult, dict] | str:
-        """A vote ensemble's cross-validation from its members' out-of-fold predictions,
-        scored by the referee with no fit; or why not (then it is run)."""
+                class_weights: dict[str, float] | None = None,
+                strategy: str = "caruana") -> tuple[ExecResult, dict] | str:
+        """An ensemble's cross-validation from its members' out-of-fold predictions (a vote,
+        or a stacking whose level-2 model is cross-fitted on them), scored by the referee
+        with no fit; or why not (then it is run)."""
         ...
 
     def run_script(self, candidate: Candidate, workdir: Path, timeout_s: float,

@@ -304,6 +304,8 @@ class EnsembleProposal(Frozen):
     left_out: list[str] = Field(default_factory=list)  # members left out so that it fits
     # balanced metrics: label = argmax(proba * weight), per class (agents/ensembler/decision.py)
     class_weights: dict[str, float] | None = None
+    # stacking: its level-2 model, learnt from every out-of-fold row (select.level2_params)
+    level2: dict | None = None
 
     @property
     def builds(self) -> bool:

@@ -225,7 +225,7 @@ def _planned_run_fits(state: RunState) -> bool:
 def members_cost_s(state: RunState, members: list[Attempt], runs: int) -> float:
     """What an ensemble of these members costs beyond the reserve: `runs` times each
     member's fits on the run's folds (0 for a vote, scored from their stored out-of-fold
-    predictions; 1 + STACK_FOLDS for stacking, whose level-2 model needs new fits), and in
+    predictions, as a stacking's level-2 model is; 1 for a consensus of clusterings), and in
     its refit, one job, and its permutation control the fits of all but the largest member
     (the reserve holds that one's fold job, the job's start included). A member's one fit is
     its run's time per round of folds, not its fold job's time, which holds a fresh
@@ -240,9 +240,9 @@ def members_cost_s(state: RunState, members: list[Attempt], runs: int) -> float:
 
 def after_search_s(state: RunState) -> float:
     """Seconds the time after a warm search holds: a weighted vote of ENSEMBLE_MEMBERS
-    members (a stacking that does not fit is skipped, and its time went to the search). A
-    vote fits nothing before its refit, and the search's winners adopt their trials, so
-    this is the members' share of the refit and the control. The winners are members too
+    members (a stacking costs as much: its level-2 model is learnt from the stored
+    predictions). A vote fits nothing before its refit, and the search's winners adopt
+    their trials, so this is the members' share of the refit and the control. The winners are members too
     and not known yet: each member is costed like the costliest of the best so far. (Cost
     as they were, the best three left 13 of 22 votes at 60 s out for time; a vote that
     still does not fit is made smaller, Ensembler.fitting_vote.)"""
@@ -255,23 +255,22 @@ def after_search_s(state: RunState) -> float:
     return members_cost_s(state, [costliest] * ENSEMBLE_MEMBERS, runs=0)
 
 
-def ensemble_cost_s(state: RunState, proposal: EnsembleProposal, stack_folds: int) -> float:
-    """What an ensemble costs beyond the reserve: a vote its members' share of the refit
-    and the control (Executor.combine scores it from their out-of-fold predictions); any
-    other its members' runs again (stacking `stack_folds` more times each) as well."""
+def ensemble_cost_s(state: RunState, proposal: EnsembleProposal) -> float:
+    """What an ensemble costs beyond the reserve: a vote or a stacking its members' share of
+    the refit and the control (Executor.combine scores it from their out-of-fold
+    predictions); a consensus of clusterings its members' runs again as well."""
     by_id = state.get("attempts") or {}
     members = [by_id[m] for m in proposal.weighted_members if m in by_id]
     votes = proposal.strategy in VOTES and state["inputs"].task_type != "clustering"
-    runs = 0 if votes else 1 + (stack_folds if proposal.strategy == "stacking" else 0)
-    return members_cost_s(state, members, runs)
+    return members_cost_s(state, members, 0 if votes else 1)
 
 
-def ensemble_fits(state: RunState, proposal: EnsembleProposal, stack_folds: int) -> bool:
+def ensemble_fits(state: RunState, proposal: EnsembleProposal) -> bool:
     """Whether the ensemble's cost fits before the reserve. A vote fits nothing before its
     refit, so it may also take the reserve's floor (RESERVE_SHARE of the budget) beyond
     what the tail needs: that floor is kept for the chosen pipeline's tail, and the vote
     is that pipeline."""
-    cost = ensemble_cost_s(state, proposal, stack_folds)
+    cost = ensemble_cost_s(state, proposal)
     if cost <= 0.0:  # one member's decisions (class weights): its refit is the reserve's
         return True
     if proposal.strategy in VOTES and state["inputs"].task_type != "clustering":

@@ -266,9 +266,9 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
 
 def vote(state: RunState, runtime: Runtime[Deps], candidate: Candidate,
          inputs) -> tuple[ExecResult, dict] | str | None:
-    """A vote ensemble's cross-validation from its members' out-of-fold predictions (no fit;
-    Executor.combine), or why not; None for an ensemble that must run (stacking, and the
-    consensus of clusterings, fit something new)."""
+    """An ensemble's cross-validation from its members' out-of-fold predictions (no fit;
+    Executor.combine), or why not; None for an ensemble that must run (the consensus of
+    clusterings fits something new)."""
     from pipesmith.agents.ensembler.compose import VOTES, kept_members
 
     proposal = state.get("proposal")
@@ -279,7 +279,8 @@ def vote(state: RunState, runtime: Runtime[Deps], candidate: Candidate,
     attempts = state.get("attempts") or {}
     return runtime.context.executor.combine(
         candidate, [attempts[m] for m, _ in kept], [w for _, w in kept], inputs,
-        attempt_dir(state, candidate), class_weights=proposal.class_weights)
+        attempt_dir(state, candidate), class_weights=proposal.class_weights,
+        strategy=proposal.strategy)
 
 
 def adopted_attempt(state: RunState, runtime: Runtime[Deps], candidate: Candidate, inputs,
@@ -508,26 +509,10 @@ def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
     if proposal is None or not proposal.builds:  # a member as it is: nothing to score
         return {"proposal": proposal, "current": None}
     # Anytime: run the ensemble only when what its members cost fits in the time left
-    # (stacking refits each member STACK_FOLDS more times).
-    from pipesmith.agents.ensembler.compose import STACK_FOLDS, VOTES
-
-    if not budget.ensemble_fits(state, proposal, STACK_FOLDS) and \
-            proposal.strategy not in VOTES and state["inputs"].task_type != "clustering":
-        # stacking's new fits do not fit: the best vote instead, which fits nothing more
-        # before its refit (None: a single member as it is)
-        preferred = proposal
-        proposal = runtime.context.ensembler.propose(attempts, state["inputs"],
-                                                     strategies=VOTES,
-                                                     nested=preferred.nested_scores)
-        if proposal is not None:  # the report still shows what stacking scored
-            proposal = proposal.model_copy(update={"nested_scores": {
-                **preferred.nested_scores, **proposal.nested_scores}})
-        if proposal is None or not proposal.builds:
-            return {"proposal": proposal, "current": None}
-    if not budget.ensemble_fits(state, proposal, STACK_FOLDS):  # a smaller vote, or none
+    if not budget.ensemble_fits(state, proposal):  # a smaller ensemble, or none
         smaller = runtime.context.ensembler.fitting_vote(
             attempts, state["inputs"], proposal,
-            lambda p: budget.ensemble_fits(state, p, STACK_FOLDS)) or \
+            lambda p: budget.ensemble_fits(state, p)) or \
             runtime.context.ensembler.weighted_single(attempts, state["inputs"], proposal)
         if smaller is None:
             return {"proposal": proposal.model_copy(update={"skipped": True}),
@@ -538,7 +523,8 @@ def ensemble(state: RunState, runtime: Runtime[Deps]) -> dict:
     candidate = runtime.context.coder.ensemble(
         next_candidate_id(state), members, state["profile"], state["inputs"],
         strategy=proposal.strategy, weights=proposal.weights,
-        n_clusters=proposal.n_clusters or 2, class_weights=proposal.class_weights)
+        n_clusters=proposal.n_clusters or 2, class_weights=proposal.class_weights,
+        level2=proposal.level2)
     return _new(state, candidate, proposal=proposal)
 
 

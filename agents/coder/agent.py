@@ -260,12 +260,13 @@ class Coder:
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
                  inputs: RunInputs, strategy: str = "caruana",
                  weights: list[float] | None = None, n_clusters: int = 2,
-                 class_weights: dict[str, float] | None = None) -> Candidate:
+                 class_weights: dict[str, float] | None = None,
+                 level2: dict | None = None) -> Candidate:
         """One module from the exact code each member ran with (never re-rendered from its
         spec, so a repaired member stays repaired), combined by the chosen strategy."""
         code = compose_module([(m.id, m.code) for m in members], strategy,
                               weights or [1.0] * len(members), inputs.task_type, n_clusters,
-                              class_weights)
+                              class_weights, level2)
         return Candidate(id=candidate_id, name="ensemble", phase="ensemble", code=code,
                          members=[m.id for m in members])
 

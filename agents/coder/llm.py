@@ -110,10 +110,11 @@ class LLMCoder:
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
                  inputs: RunInputs, strategy: str = "caruana",
                  weights: list[float] | None = None, n_clusters: int = 2,
-                 class_weights: dict[str, float] | None = None) -> Candidate | None:
+                 class_weights: dict[str, float] | None = None,
+                 level2: dict | None = None) -> Candidate | None:
         return self.offline.ensemble(candidate_id, members, profile, inputs, strategy=strategy,
                                      weights=weights, n_clusters=n_clusters,
-                                     class_weights=class_weights)
+                                     class_weights=class_weights, level2=level2)
 
     def searchable(self, spec: CandidateSpec, profile: DataProfile, inputs: RunInputs) -> str:
         return self.offline.searchable(spec, profile, inputs)

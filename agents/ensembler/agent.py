@@ -115,10 +115,17 @@ class Ensembler:
         name = choice.strategy + (es.WEIGHTED if choice.class_weights else "")
         class_weights = None if choice.class_weights is None else {
             str(c): w for c, w in zip(classes.tolist(), choice.class_weights, strict=True)}
+        level2 = None
+        if choice.strategy == "stacking":
+            level2 = es.level2_params(choice.level2)
+            if inputs.task_type == "classification":  # the classes as text, not codes
+                text = [str(c) for c in classes.tolist()]
+                level2 |= {"columns": text, "classes": [
+                    text[c] if y is codes else str(c) for c in choice.level2.classes_.tolist()]}
         return EnsembleProposal(
             strategy=choice.strategy, members=[a.id for a in pool],
             estimated_score=choice.nested_scores[name], weights=choice.weights,
-            nested_scores=choice.nested_scores, class_weights=class_weights)
+            nested_scores=choice.nested_scores, class_weights=class_weights, level2=level2)
 
     def fitting_vote(self, attempts: list[Attempt], inputs: RunInputs,
                      proposal: EnsembleProposal,

@@ -4,7 +4,8 @@ Each member's module (the code that was run and scored, repairs included) is cop
 one module with its top-level names prefixed (`m1_build_pipeline`, `m1_NUMERIC_COLUMNS`,
 ...), so members cannot clash; nothing is re-rendered from a spec, so a repaired member
 stays repaired. The new `build_pipeline(task)` combines the members' pipelines by the
-chosen strategy: a weighted soft vote / average (Caruana weights) or stacking.
+chosen strategy: a weighted soft vote / average (Caruana weights) or stacking, whose
+level-2 model was learnt from the members' out-of-fold predictions (nothing is fitted twice).
 """
 
 from __future__ import annotations
@@ -14,10 +15,7 @@ import ast
 import numpy as np
 
 VOTERS = {"classification": "VotingClassifier", "regression": "VotingRegressor"}
-STACKERS = {"classification": "StackingClassifier", "regression": "StackingRegressor"}
-LEVEL2 = {"classification": ("LogisticRegression", "LogisticRegression(max_iter=1000)"),
-          "regression": ("LinearRegression", "LinearRegression(positive=True)")}
-STACK_FOLDS = 3  # the level-2 model's inner folds: each member fits this many times more
+STACKERS = {"classification": "LinearStackClassifier", "regression": "LinearStackRegressor"}
 
 
 def top_level_names(tree: ast.Module) -> set[str]:
@@ -83,20 +81,31 @@ def kept_members(members: list, weights: list[float], strategy: str,
     """The members the composed module runs (as given: (id, code) pairs, ids, attempts),
     each with its weight."""
     paired = list(zip(members, weights, strict=True))
-    if strategy == "caruana":  # members with no share in the vote are dropped
+    if strategy in ("caruana", "stacking"):  # members with no share in it are dropped
         return [(m, w) for m, w in paired if w > 0]
-    if strategy == "stacking":  # the level-2 model weighs every member itself
-        return paired
     if strategy == "single":
         return [(members[heaviest], 1.0)]
     return [(m, 1.0) for m in members]  # consensus: every clustering votes alike
 
 
+def kept_level2(level2: dict, kept: list[int], n_members: int) -> dict:
+    """The level-2 model's coefficients on the kept members only (by position; the others'
+    are all zero, so it predicts the same): one per member for a regressor, one block of
+    the classes' columns per member in each row of a classifier's."""
+    coef = np.asarray(level2["coef"], dtype=float)
+    if coef.ndim == 1:
+        return {**level2, "coef": coef[kept].tolist()}
+    blocks = coef.reshape(coef.shape[0], n_members, -1)[:, kept, :]
+    return {**level2, "coef": blocks.reshape(coef.shape[0], -1).tolist()}
+
+
 def compose_module(members: list[tuple[str, str]], strategy: str, weights: list[float],
                    task_type: str, n_clusters: int = 2,
-                   class_weights: dict[str, float] | None = None) -> str:
+                   class_weights: dict[str, float] | None = None,
+                   level2: dict | None = None) -> str:
     """One module from (member id, code) pairs: `single` returns the heaviest member's code
-    as it is; `caruana` a weighted vote; `stacking` a level-2 model over the members;
+    as it is; `caruana` a weighted vote; `stacking` the level-2 model `level2`
+    (select.level2_params) over the members;
     `consensus` (clustering) a consensus clustering of the members' labels into
     `n_clusters`. With `class_weights` the result decides by class-weighted probabilities
     (pipesmith.estimators.ClassWeightedClassifier)."""
@@ -131,12 +140,13 @@ def compose_module(members: list[tuple[str, str]], strategy: str, weights: list[
         imports = f"from sklearn.ensemble import {cls}"
         body = f"    return {cls}({members_list}{voting}, weights={counts!r})"
     else:
-        cls, (l2_cls, l2) = STACKERS[task_type], LEVEL2[task_type]
-        method = ', stack_method="predict_proba"' if task_type == "classification" else ""
-        imports = (f"from sklearn.ensemble import {cls}\n"
-                   f"from sklearn.linear_model import {l2_cls}")
-        body = (f"    return {cls}({members_list}, final_estimator={l2}, "
-                f"cv={STACK_FOLDS}{method})")
+        if level2 is None:
+            raise ValueError("stacking needs its level-2 model's parameters")
+        cls = STACKERS[task_type]
+        level2 = kept_level2(level2, [i for i, w in enumerate(weights) if w > 0], len(members))
+        fixed = ", ".join(f"{k}={v!r}" for k, v in level2.items())
+        imports = f"from pipesmith.estimators import {cls}"
+        body = f"    return {cls}({members_list}, {fixed})"
     if class_weights:
         imports = (imports + "\n" if imports else "") + \
             "from pipesmith.estimators import ClassWeightedClassifier"
@@ -148,7 +158,8 @@ def compose_module(members: list[tuple[str, str]], strategy: str, weights: list[
                         f"def build_pipeline(task):\n{body}\n"])
 
 
-VOTES = ("caruana", "single")  # decided from the members' stored predictions, no fits
+# decided and cross-validated from the members' stored predictions, no fits
+VOTES = ("caruana", "single", "stacking")
 
 
 def voted(predictions: list[dict], weights: list[float],
@@ -159,10 +170,34 @@ def voted(predictions: list[dict], weights: list[float],
     (argmax of the mean times each class's weight), or the weighted mean of their values
     as VotingRegressor averages them."""
     if "proba" in predictions[0]:
-        classes = predictions[0]["classes"]
         proba = np.average([p["proba"] for p in predictions], axis=0, weights=weights)
-        scale = np.array([(class_weights or {}).get(str(c), 1.0) for c in classes.tolist()])
-        return {"pred": classes[np.argmax(proba * scale, axis=1)], "proba": proba,
-                "classes": classes}
+        return _decided(proba, predictions[0]["classes"], class_weights)
     return {"pred": np.average([np.asarray(p["pred"], dtype=float) for p in predictions],
                                axis=0, weights=weights)}
+
+
+def stacked(fit: list[dict], predict: list[dict],
+            class_weights: dict[str, float] | None = None) -> dict:
+    """What the composed stacking predicts on `predict`'s rows (each member's stored
+    predictions there) when its level-2 model is learnt from `fit`'s rows (the members'
+    predictions and the labels, `y_true`). Cross-fitted over the run's folds, no row is
+    predicted by a level-2 model that saw its label."""
+    from pipesmith.agents.ensembler.select import fit_level2, level2_predict
+
+    key, task = ("proba", "classification") if "proba" in fit[0] else ("pred", "regression")
+    level2 = fit_level2(np.stack([np.asarray(p[key], dtype=float) for p in fit]),
+                        fit[0]["y_true"], task)
+    combined = level2_predict(level2, np.stack([np.asarray(p[key], dtype=float)
+                                                for p in predict]),
+                              task, fit[0].get("classes"))
+    if task == "regression":
+        return {"pred": combined}
+    return _decided(combined, fit[0]["classes"], class_weights)
+
+
+def _decided(proba: np.ndarray, classes: np.ndarray,
+             class_weights: dict[str, float] | None) -> dict:
+    """Labels from probabilities: the argmax, each class's weighted by `class_weights`."""
+    scale = np.array([(class_weights or {}).get(str(c), 1.0) for c in classes.tolist()])
+    return {"pred": classes[np.argmax(proba * scale, axis=1)], "proba": proba,
+            "classes": classes}

@@ -67,6 +67,7 @@ class Choice:
     nested_scores: dict[str, float] = field(default_factory=dict)  # held-out score each
     fit_scores: dict[str, float] = field(default_factory=dict)  # on the rows fitted (info)
     class_weights: list[float] | None = None  # per class (scorer.classes order), if chosen
+    level2: object | None = None  # stacking's level-2 model, fitted on every row given
 
 
 def combine(preds: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -115,19 +116,48 @@ def _level2_features(preds: np.ndarray) -> np.ndarray:
     return preds.T
 
 
-def stack(preds: np.ndarray, y: np.ndarray, scorer: Scorer, seed: int = 0) -> Fitted:
-    """A simple level-2 model: multinomial logistic regression on the members'
-    probabilities, or non-negative least squares on their values."""
+def fit_level2(preds: np.ndarray, y: np.ndarray, task_type: str, seed: int = 0):
+    """The level-2 model on the members' predictions: multinomial logistic regression on
+    their probabilities, or non-negative least squares on their values."""
     from sklearn.linear_model import LinearRegression, LogisticRegression
 
     X = _level2_features(preds)
+    if task_type == "classification":
+        return LogisticRegression(C=1.0, max_iter=1000, random_state=seed).fit(X, y)
+    return LinearRegression(positive=True).fit(X, y)
+
+
+def level2_predict(model, preds: np.ndarray, task_type: str,
+                   classes: np.ndarray | None = None) -> np.ndarray:
+    """The level-2 model's probabilities in `classes` order (it saw only the classes of its
+    training rows: the others get 0), or its values."""
+    X = _level2_features(preds)
+    if task_type != "classification":
+        return model.predict(X)
+    proba = model.predict_proba(X)
+    out = np.zeros((X.shape[0], len(classes)))
+    index = {c: i for i, c in enumerate(classes.tolist())}
+    for j, c in enumerate(model.classes_.tolist()):
+        out[:, index[c]] = proba[:, j]
+    return out
+
+
+def level2_params(model) -> dict:
+    """The coefficients and intercepts pipesmith.estimators.LinearStackClassifier /
+    LinearStackRegressor predict with as `model` does (a classifier's classes are the
+    caller's to name: the rows may hold codes)."""
+    return {"coef": np.asarray(model.coef_, dtype=float).tolist(),
+            "intercept": np.atleast_1d(model.intercept_).astype(float).tolist()}
+
+
+def stack(preds: np.ndarray, y: np.ndarray, scorer: Scorer, seed: int = 0) -> Fitted:
+    """Stacking: the level-2 model, and how much it uses each member."""
+    model = fit_level2(preds, y, scorer.task_type, seed)
+    coef = np.abs(np.asarray(model.coef_, dtype=float))
     if scorer.task_type == "classification":
-        model = LogisticRegression(C=1.0, max_iter=1000, random_state=seed).fit(X, y)
-        k = preds.shape[2]
-        use = np.abs(model.coef_).reshape(model.coef_.shape[0], len(preds), k).sum(axis=(0, 2))
+        use = coef.reshape(coef.shape[0], len(preds), preds.shape[2]).sum(axis=(0, 2))
     else:
-        model = LinearRegression(positive=True).fit(X, y)
-        use = np.abs(model.coef_)
+        use = coef
     return Fitted("stacking", use / use.sum() if use.sum() > 0 else np.ones(len(preds)),
                   model)
 
@@ -144,16 +174,7 @@ def fit_strategy(strategy: str, preds: np.ndarray, y: np.ndarray, scorer: Scorer
 def predict_strategy(fitted: Fitted, preds: np.ndarray, scorer: Scorer) -> np.ndarray:
     if fitted.strategy != "stacking":
         return combine(preds, fitted.weights)
-    X = _level2_features(preds)
-    if scorer.task_type == "classification":
-        proba = fitted.model.predict_proba(X)
-        # the level-2 model saw only the classes of its training rows: align to all classes
-        out = np.zeros((X.shape[0], len(scorer.classes)))
-        index = {c: i for i, c in enumerate(scorer.classes.tolist())}
-        for j, c in enumerate(fitted.model.classes_.tolist()):
-            out[:, index[c]] = proba[:, j]
-        return out
-    return fitted.model.predict(X)
+    return level2_predict(fitted.model, preds, scorer.task_type, scorer.classes)
 
 
 def _folds(y: np.ndarray, task_type: str, n_folds: int, seed: int):
@@ -230,6 +251,7 @@ def choose(preds: np.ndarray, y: np.ndarray, scorer: Scorer, seed: int = 0,
         strategy=strategy, weights=[float(w) for w in fitted.weights],
         nested_scores={s: round(v, 6) for s, v in scores.items()},
         fit_scores={winner: round(scorer(y, combined), 6)}, class_weights=class_weights,
+        level2=fitted.model,
     )
 
 

@@ -11,8 +11,10 @@ from pipesmith.estimators.boost import CatBoostLabelClassifier, XGBLabelClassifi
 from pipesmith.estimators.dates import DateFeatures
 from pipesmith.estimators.decision import ClassWeightedClassifier
 from pipesmith.estimators.keras_mlp import KerasMLP, KerasMLPClassifier, KerasMLPRegressor
+from pipesmith.estimators.stack import LinearStackClassifier, LinearStackRegressor
 from pipesmith.estimators.torch_mlp import TorchMLP, TorchMLPClassifier, TorchMLPRegressor
 
 __all__ = ["CatBoostLabelClassifier", "ClassWeightedClassifier", "DateFeatures", "KerasMLP",
-           "KerasMLPClassifier", "KerasMLPRegressor", "TorchMLP", "TorchMLPClassifier",
+           "KerasMLPClassifier", "KerasMLPRegressor", "LinearStackClassifier",
+           "LinearStackRegressor", "TorchMLP", "TorchMLPClassifier",
            "TorchMLPRegressor", "XGBLabelClassifier"]

@@ -101,14 +101,20 @@ def test_an_ensemble_runs_only_when_its_members_and_refit_fit():
     # job, and the permutation control fit the second member beyond the reserve: one of
     # its fits (4 s / 3 rounds: five folds), not its fold job (a fresh interpreter's start
     # is the reserve's, once)
-    assert budget.ensemble_cost_s(state(attempts=[a, b]), caruana, 3) == \
+    assert budget.ensemble_cost_s(state(attempts=[a, b]), caruana) == \
         pytest.approx((1.5 + 1) * 4.0 / 3)
-    # stacking fits a level-2 model: the members run again, four times (10 s each)
+    # stacking's level-2 model is learnt from the same stored predictions: no member runs
+    # again, it costs what the vote costs
     stacking = caruana.model_copy(update={"strategy": "stacking"})
-    assert budget.ensemble_cost_s(state(attempts=[a, b]), stacking, 3) == \
-        pytest.approx(40.0 + (1.5 + 1) * 4.0 / 3)
-    assert budget.ensemble_fits(state(attempts=[a, b], elapsed=20.0), caruana, 3)
-    assert not budget.ensemble_fits(state(attempts=[a, b], elapsed=20.0), stacking, 3)
+    assert budget.ensemble_cost_s(state(attempts=[a, b]), stacking) == \
+        budget.ensemble_cost_s(state(attempts=[a, b]), caruana)
+    assert budget.ensemble_fits(state(attempts=[a, b], elapsed=20.0), stacking)
+    # a consensus of clusterings fits its members again: their runs count
+    clusters = state(attempts=[a, b])
+    clusters["inputs"] = clusters["inputs"].model_copy(update={"task_type": "clustering"})
+    consensus = caruana.model_copy(update={"strategy": "consensus"})
+    assert budget.ensemble_cost_s(clusters, consensus) == \
+        pytest.approx(10.0 + budget.members_cost_s(clusters, [a, b], runs=0))
 
 
 def test_the_time_after_a_warm_search_is_a_vote_of_three_like_the_costliest_of_the_best():
@@ -128,7 +134,7 @@ def test_the_time_after_a_warm_search_is_a_vote_of_three_like_the_costliest_of_t
     assert budget.after_search_s(now) == pytest.approx(expected)
     proposal = EnsembleProposal(strategy="caruana", members=["a4", "a2", "a3"],
                                 weights=[0.5, 0.3, 0.2], estimated_score=0.9)
-    assert budget.ensemble_cost_s(now, proposal, 3) == pytest.approx((1.5 + 1) * 6.0 / 3)
+    assert budget.ensemble_cost_s(now, proposal) == pytest.approx((1.5 + 1) * 6.0 / 3)
     # a metric where lower is better picks the other end: a1, the slowest, is a member
     rmse = {**now, "inputs": now["inputs"].model_copy(update={"metric": "rmse"})}
     assert budget.after_search_s(rmse) == pytest.approx((1.5 + 1) * (30.0 + 30.0) / 3)
@@ -236,21 +242,20 @@ def test_a_vote_may_take_the_reserves_floor_beyond_the_tail():
     assert budget.tail_now_s(late) == 4.0 and budget.reserve_s(late) == 6.0
     caruana = EnsembleProposal(strategy="caruana", members=["a1", "a2"], weights=[0.5, 0.5],
                                estimated_score=0.9)
-    assert budget.ensemble_cost_s(late, caruana, 3) == pytest.approx(5.0)
+    assert budget.ensemble_cost_s(late, caruana) == pytest.approx(5.0)
     assert budget.left_before_reserve(late) == 4.0
-    # the vote is the chosen pipeline: the floor beyond its tail is its to use
-    assert budget.ensemble_fits(late, caruana, 3)
-    # stacking fits new models before its refit: the reserve stays whole
-    stacking = caruana.model_copy(update={"strategy": "stacking"})
-    assert not budget.ensemble_fits(late, stacking, 3)
+    # the vote is the chosen pipeline: the floor beyond its tail is its to use, and a
+    # stacking's, which fits nothing before its refit either
+    assert budget.ensemble_fits(late, caruana)
+    assert budget.ensemble_fits(late, caruana.model_copy(update={"strategy": "stacking"}))
     # with less than the vote's cost beyond the tail, no vote
-    assert not budget.ensemble_fits(state(attempts=[a, b], elapsed=52.0), caruana, 3)
+    assert not budget.ensemble_fits(state(attempts=[a, b], elapsed=52.0), caruana)
     # one member's class-weighted decisions cost nothing beyond its refit: they fit even
     # past the reserve (caravan at load 5 lost them, 0.63 to 0.54, to a search that ran long)
     weighted = EnsembleProposal(strategy="single", members=["a1", "a2"], weights=[1.0, 0.0],
                                 estimated_score=0.9, class_weights={"0": 1.0, "1": 4.0})
-    assert budget.ensemble_cost_s(late, weighted, 3) == 0.0
-    assert budget.ensemble_fits(state(attempts=[a, b], elapsed=58.0), weighted, 3)
+    assert budget.ensemble_cost_s(late, weighted) == 0.0
+    assert budget.ensemble_fits(state(attempts=[a, b], elapsed=58.0), weighted)
 
 
 def test_a_search_winner_that_adopted_its_trial_is_not_a_run_to_cost():

@@ -34,8 +34,12 @@ def test_composed_ensemble_runs_the_members_code_as_scored(tmp_path, sandbox, ir
     inputs, profile = iris
     members = [_member(iris, "a1", "logistic_regression"),
                _repaired(_member(iris, "a3", "random_forest"))]
+    # stacking: a level-2 model that adds each class's probabilities of both members
+    level2 = None if strategy == "caruana" else {
+        "coef": [[1.0 * (j == c) for _ in members for j in range(3)] for c in range(3)],
+        "intercept": [0.0, 0.0, 0.0], "columns": ["0", "1", "2"], "classes": ["0", "1", "2"]}
     ensemble = Coder().ensemble("a5", members, profile, inputs, strategy=strategy,
-                                weights=[2.0, 1.0])
+                                weights=[2.0, 1.0], level2=level2)
     assert "n_estimators=37" in ensemble.code  # the repair survives; no re-rendering
     assert "n_estimators=300" not in ensemble.code
     assert not Prevalidator().check(ensemble.code, profile.table_columns)
@@ -56,10 +60,27 @@ def test_members_with_clashing_names_stay_apart():
     two = "X = 2\n\ndef helper(X=X):\n    return X" + tail
     code = compose_module([("a1", one), ("a2", two)], "caruana", [1, 0], "regression")
     assert "m1_helper" in code and "m2_" not in code  # weight 0: left out
-    code = compose_module([("a1", one), ("a2", two)], "stacking", [1, 1], "regression")
+    code = compose_module([("a1", one), ("a2", two)], "stacking", [1, 1], "regression",
+                          level2={"coef": [0.4, 0.6], "intercept": [1.0]})
     namespace: dict = {}
     exec(compile(code, "e.py", "exec"), namespace)  # noqa: S102 - built here
     assert (namespace["m1_helper"](), namespace["m2_helper"]()) == (1, 2)
+
+
+def test_a_stacking_keeps_only_the_members_its_level2_model_uses():
+    """Non-negative least squares gives some members no weight: they are not refitted, and
+    the level-2 model's coefficients are the kept members' (by position)."""
+    member = "def build_pipeline(task):\n    return {}\n"
+    members = [(f"a{i}", member.format(f"'m{i}'")) for i in range(3)]
+    code = compose_module(members, "stacking", [0.25, 0.0, 0.75], "regression",
+                          level2={"coef": [0.3, 0.0, 0.9], "intercept": [2.0]})
+    assert "a1" not in code and "coef=[0.3, 0.9]" in code and "intercept=[2.0]" in code
+    classifier = compose_module(members, "stacking", [0.5, 0.0, 0.5], "classification",
+                                level2={"coef": [[1, 2, 3, 4, 5, 6]], "intercept": [0.1],
+                                        "columns": ["x", "y"], "classes": ["x", "y"]})
+    assert "coef=[[1.0, 2.0, 5.0, 6.0]]" in classifier
+    with pytest.raises(ValueError, match="level-2"):
+        compose_module(members, "stacking", [1, 1, 1], "regression")
 
 
 def test_single_strategy_is_the_member_code_itself():

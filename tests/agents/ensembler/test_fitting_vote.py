@@ -42,11 +42,11 @@ def test_the_costliest_members_are_left_out_until_the_vote_fits(tmp_path):
     attempts, inputs, ensembler, whole = _proposed(
         tmp_path, {"a1": 0.5, "a2": 0.5, "a3": 0.5, "a4": 0.5},
         {"a1": 2.0, "a2": 3.0, "a3": 1.0, "a4": 9.0})
-    assert whole.strategy == "caruana" and _weighted(whole) == {"a1", "a2", "a3", "a4"}
+    assert whole.strategy != "single" and _weighted(whole) == {"a1", "a2", "a3", "a4"}
     # only a vote of two fits: a4 (9 s), then a2 (3 s) are left out
     smaller = ensembler.fitting_vote(attempts, inputs, whole, lambda p: len(_weighted(p)) <= 2)
     assert smaller.left_out == ["a4", "a2"] and _weighted(smaller) == {"a1", "a3"}
-    assert smaller.strategy == "caruana"
+    assert smaller.strategy != "single"  # a vote or a stacking
     assert smaller.estimated_score > whole.nested_scores["single"]
     # three fit: a4 alone is left out
     three = ensembler.fitting_vote(attempts, inputs, whole, lambda p: len(_weighted(p)) <= 3)
@@ -64,10 +64,10 @@ def test_a_smaller_vote_must_beat_the_best_single_model_of_the_whole_pool(tmp_pa
     attempts, inputs, ensembler, whole = _proposed(
         tmp_path, {"a1": 0.3, "a2": 0.7, "a3": 0.7, "a4": 0.7},
         {"a1": 9.0, "a2": 1.0, "a3": 1.0, "a4": 1.0})
-    assert whole.strategy == "caruana" and "a1" in _weighted(whole)
+    assert whole.strategy != "single" and "a1" in _weighted(whole)
     assert len(_weighted(whole)) > 2
     others = ensembler.propose(attempts[1:], inputs, strategies=VOTES)
-    assert others.strategy == "caruana"  # among the others, a vote wins ...
+    assert others.strategy != "single"  # among the others, a combination wins ...
     assert others.estimated_score < whole.nested_scores["single"]  # ... but not against a1
     assert ensembler.fitting_vote(attempts, inputs, whole, lambda p: "a1" not in p.members) \
         is None

@@ -76,3 +76,61 @@ def test_a_vote_refuses_members_that_were_not_on_the_run_s_folds(sandbox, tmp_pa
     missing = member.model_copy(update={"workdir": str(tmp_path / "nowhere")})
     why = Executor(sandbox).combine(candidate, [missing], [1.0], three, tmp_path / "w")
     assert isinstance(why, str) and "no out-of-fold predictions" in why
+
+
+@pytest.mark.parametrize("dataset,families", [
+    ("iris", ("logistic_regression", "random_forest")),
+    ("diabetes", ("ridge", "random_forest")),
+])
+def test_a_stacking_is_cross_fitted_from_stored_predictions(sandbox, tmp_path, dataset,
+                                                           families):
+    """No fold's stacked prediction comes from a level-2 model that saw that fold's labels:
+    changing the first fold's labels in the members' stored predictions changes every
+    other fold's predictions and none of the first's. The composed module runs as any."""
+    from pipesmith.agents.ensembler.agent import Ensembler
+    from pipesmith.agents.executor import cv_development
+    from pipesmith.core import referee
+
+    inputs, frame = make_inputs(tmp_path, dataset, cv_folds=3)
+    profile = profile_table(frame, inputs.target, inputs.task_type)
+    ran = [_ran(sandbox, tmp_path, inputs, profile, f"a{n}", name)
+           for n, name in enumerate(families, start=1)]
+    members = [a for _, a in ran]
+    proposal = Ensembler().propose(members, inputs, strategies=("stacking",))
+    assert proposal.strategy == "stacking" and proposal.level2 is not None
+    ensemble = Coder().ensemble("a3", [c for c, _ in ran], profile, inputs,
+                                strategy="stacking", weights=proposal.weights,
+                                level2=proposal.level2)
+
+    def stacked(folder, attempts):
+        out = Executor(sandbox).combine(ensemble, attempts, proposal.weights, inputs,
+                                        tmp_path / folder, strategy="stacking")
+        assert not isinstance(out, str), out
+        return out
+
+    result, metrics = stacked("stacked", members)
+    assert result.backend == "vote" and "stacked" in result.detail
+    assert result.wall_s == pytest.approx(sum(a.wall_s for a in members), abs=1e-3)
+    dev = cv_development(inputs)
+    first = referee.fold_plan(dev, inputs.target, inputs.task_type, 3, inputs.seed)[0]
+    changed = []
+    for member in members:
+        oof = load_oof(member.workdir)
+        at = np.searchsorted(oof["index"], first.predict)
+        y = oof["y_true"].copy()
+        y[at] = np.roll(y[at], 1) if inputs.task_type == "classification" else y[at] + 100.0
+        folder = tmp_path / f"changed_{member.id}"
+        folder.mkdir()
+        np.savez(folder / "oof.npz", **{**oof, "y_true": y})
+        changed.append(member.model_copy(update={"workdir": str(folder)}))
+    stacked("changed", changed)
+    for n in range(3):
+        before, after = (np.load(tmp_path / f / "folds" / str(n) / "predictions.npz")
+                         for f in ("stacked", "changed"))
+        key = "proba" if inputs.task_type == "classification" else "pred"
+        assert np.allclose(before[key], after[key]) == (n == 0), n
+    # the composed module: its members fitted on each fold, the level-2 model as given
+    run_result, run_metrics = Executor(sandbox).run(ensemble, inputs, tmp_path / "run",
+                                                    timeout_s=120)
+    assert run_result.ok, run_result.stderr[-2000:]
+    assert abs(run_metrics["score"] - metrics["score"]) < 0.1
