@@ -328,13 +328,13 @@ class Executor:
         fits = [m.wall_s / rounds for m in members]
         metrics["fold_wall_s"] = round(max(m.fold_wall_s for m in members)
                                        + sum(fits) - max(fits), 3)
+        how = "stacked" if strategy == "stacking" else "voted"
         result = ExecResult(status="ok", exit_code=0, backend="vote",
                             wall_s=round(sum(m.wall_s for m in members), 3),
                             cpu_s=round(sum(m.cpu_s for m in members), 3),
                             peak_mem_mb=max(m.peak_mem_mb for m in members),
-                            detail=f"cross-validation {'stacked' if strategy == 'stacking' else 'voted'}"
-                                   " from the members' out-of-fold predictions ("
-                                   + ", ".join(m.id for m in members) + ")")
+                            detail=f"cross-validation {how} from the members' out-of-fold "
+                                   f"predictions ({', '.join(m.id for m in members)})")
         log.info("execute.voted", candidate=candidate.id, members=[m.id for m in members],
                  score=metrics["score"])
         return result, metrics

@@ -26,6 +26,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict
 
@@ -207,16 +208,20 @@ def in_child(job) -> dict:
 
     payload = json.dumps({"spec": asdict(job.spec), "baseline": job.baseline, "seed": job.seed,
                           "budget_s": job.budget_s, "n_jobs": job.n_jobs})
-    child = subprocess.Popen([_python(job), "-m", "pipesmith.evals.baselines", payload],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env={**os.environ, OWNER_ENV: owner()}, start_new_session=True)
-    try:
-        out, err = child.communicate(timeout=wall_limit_s(job))
-    except BaseException:
-        _kill_group(child.pid)
-        child.communicate()
-        raise
-    _kill_group(child.pid)  # helpers the fit left behind
+    # in a scratch folder: what a fit writes where it stands (AutoGluon's CatBoost leaves a
+    # catboost_<time>/ folder) goes with it, not into the folder the eval was started from
+    with tempfile.TemporaryDirectory(prefix="pipesmith-baseline-") as scratch:
+        child = subprocess.Popen([_python(job), "-m", "pipesmith.evals.baselines", payload],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 env={**os.environ, OWNER_ENV: owner()}, cwd=scratch,
+                                 start_new_session=True)
+        try:
+            out, err = child.communicate(timeout=wall_limit_s(job))
+        except BaseException:
+            _kill_group(child.pid)
+            child.communicate()
+            raise
+        _kill_group(child.pid)  # helpers the fit left behind
     if child.returncode != 0:
         raise RuntimeError(err.strip().splitlines()[-1] if err.strip()
                            else f"exit {child.returncode}")

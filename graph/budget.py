@@ -242,10 +242,10 @@ def after_search_s(state: RunState) -> float:
     """Seconds the time after a warm search holds: a weighted vote of ENSEMBLE_MEMBERS
     members (a stacking costs as much: its level-2 model is learnt from the stored
     predictions). A vote fits nothing before its refit, and the search's winners adopt
-    their trials, so this is the members' share of the refit and the control. The winners are members too
-    and not known yet: each member is costed like the costliest of the best so far. (Cost
-    as they were, the best three left 13 of 22 votes at 60 s out for time; a vote that
-    still does not fit is made smaller, Ensembler.fitting_vote.)"""
+    their trials, so this is the members' share of the refit and the control. The winners
+    are members too and not known yet: each member is costed like the costliest of the
+    best so far. (Cost as they were, the best three left 13 of 22 votes at 60 s out for
+    time; a vote that still does not fit is made smaller, Ensembler.fitting_vote.)"""
     greater = get_metric(state["inputs"].metric).greater_is_better
     best = sorted((a for a in _succeeded(state) if a.phase != "ensemble"),
                   key=lambda a: a.score or 0.0, reverse=greater)[:ENSEMBLE_MEMBERS]
