@@ -480,10 +480,12 @@ class FaultInjectingCoder:
     def ensemble(self, candidate_id: str, members: list[Candidate], profile: DataProfile,
                  inputs: RunInputs, strategy: str = "caruana",
                  weights: list[float] | None = None, n_clusters: int = 2,
-                 class_weights: dict[str, float] | None = None) -> Candidate | None:
+                 class_weights: dict[str, float] | None = None,
+                 level2: dict | None = None) -> Candidate | None:
         candidate = self.coder.ensemble(candidate_id, members, profile, inputs,
                                         strategy=strategy, weights=weights,
-                                        n_clusters=n_clusters, class_weights=class_weights)
+                                        n_clusters=n_clusters, class_weights=class_weights,
+                                        level2=level2)
         return self._inject(candidate, profile, inputs) if self.every_generation \
             else candidate
 
