@@ -220,6 +220,13 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
     if adopted is not None:
         refused = adopted
         log.info("execute.adoption_refused", candidate=candidate.id, reason=refused)
+        if candidate.phase == "ensemble" and state["proposal"].strategy == "stacking":
+            # its level-2 model was learnt from every row's stored predictions, so its fold
+            # jobs would score rows that model saw: cross-fitted, or not scored at all
+            return {**update, "attempts": {candidate.id: Attempt(
+                id=candidate.id, parent=candidate.parent, candidate=candidate.name,
+                phase=candidate.phase, status="error",
+                error_tail=f"not run: {refused}", workdir=str(attempt_dir(state, candidate)))}}
     prediction = predict_resources(profile, sized_from_code(candidate.spec, candidate.code),
                                    inputs.cv_folds, measured,
                                    inputs.smoke_rows, kb.executions() if kb else [])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from langgraph.runtime import Runtime
 
@@ -61,13 +63,11 @@ def test_a_winners_trial_stands_in_for_the_smoke_run_in_its_prediction(digits):
     assert one_fold.basis == "smoke" and one_fold.wall_s == pytest.approx(4.5, abs=0.3)
 
 
-def test_a_vote_is_scored_from_its_members_and_a_failed_refit_falls_back(tmp_path, sandbox):
-    """The execute node scores a vote from its members' out-of-fold predictions (no fold
-    job); the report node refits it, and should its module fail there (it never ran
-    before), refits the best single candidate instead."""
+def _two_members(tmp_path, sandbox):
+    """(state, runtime) of an iris run whose two candidates ran on 3 folds."""
     from pipesmith.agents.coder.agent import Coder
     from pipesmith.agents.families.registry import get_family
-    from pipesmith.agents.schemas import EnsembleProposal, Plan
+    from pipesmith.agents.schemas import Plan
 
     inputs, frame = make_inputs(tmp_path, "iris", out_dir=str(tmp_path / "run"), cv_folds=3)
     profile = profile_table(frame, inputs.target, inputs.task_type)
@@ -83,6 +83,18 @@ def test_a_vote_is_scored_from_its_members_and_a_failed_refit_falls_back(tmp_pat
         state["attempts"] |= nodes.execute({**state, "current": candidate},
                                            runtime)["attempts"]
     assert all(a.succeeded for a in state["attempts"].values())
+    return state, runtime
+
+
+def test_a_vote_is_scored_from_its_members_and_a_failed_refit_falls_back(tmp_path, sandbox):
+    """The execute node scores a vote from its members' out-of-fold predictions (no fold
+    job); the report node refits it, and should its module fail there (it never ran
+    before), refits the best single candidate instead."""
+    from pipesmith.agents.coder.agent import Coder
+    from pipesmith.agents.schemas import EnsembleProposal
+
+    state, runtime = _two_members(tmp_path, sandbox)
+    inputs, profile = state["inputs"], state["profile"]
     proposal = EnsembleProposal(strategy="caruana", members=["a1", "a2"], weights=[1.0, 1.0],
                                 estimated_score=0.95)
     ensemble = Coder().ensemble("a3", list(state["candidates"].values()), profile, inputs,
@@ -105,3 +117,26 @@ def test_a_vote_is_scored_from_its_members_and_a_failed_refit_falls_back(tmp_pat
                            "proposal": proposal}, runtime)
     assert report["ensemble"].kept is False and "refit failed" in report["ensemble"].reason
     assert report["refit"].status == "ok" and report["refit"].test_score > 0.8
+
+
+def test_a_stacking_that_cannot_be_cross_fitted_is_not_run(tmp_path, sandbox):
+    """A stacking's level-2 model was learnt from every row's stored predictions: run on
+    the folds, it would score rows that model saw. When its cross-fit is refused (here a
+    member's stored predictions are gone), it fails unrun; a vote would run instead."""
+    from pipesmith.agents.coder.agent import Coder
+    from pipesmith.agents.ensembler.agent import Ensembler
+    from pipesmith.agents.executor import OOF_FILE
+
+    state, runtime = _two_members(tmp_path, sandbox)
+    members = list(state["attempts"].values())
+    proposal = Ensembler().propose(members, state["inputs"], strategies=("stacking",))
+    assert proposal.strategy == "stacking"
+    stacking = Coder().ensemble("a3", list(state["candidates"].values()), state["profile"],
+                                state["inputs"], strategy="stacking",
+                                weights=proposal.weights, level2=proposal.level2)
+    (Path(members[0].workdir) / OOF_FILE).unlink()
+    attempt = nodes.execute({**state, "current": stacking, "proposal": proposal},
+                            runtime)["attempts"]["a3"]
+    assert attempt.status == "error" and not attempt.succeeded
+    assert "not run" in attempt.error_tail and "a1 has no out-of-fold" in attempt.error_tail
+    assert not list((tmp_path / "run" / "attempts").glob("a3*/folds/*/job.json"))
