@@ -1,0 +1,58 @@
+"""An A/B of two `pipesmith eval` folders run side by side (the same datasets, seeds and
+budget, two commits): each job's test score in both, paired by dataset and seed, where
+each run ended, and the ensemble its report chose (strategy, and kept or why not).
+
+    python benchmarks/ab_pairs.py BEFORE_DIR AFTER_DIR
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def rows(out: Path) -> dict[tuple[str, int], dict]:
+    """(dataset, seed) -> the topology-full row of results.jsonl."""
+    found = {}
+    for line in (out / "results.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        if row["topology"] == "full":
+            found[(row["dataset"], row["seed"])] = row
+    return found
+
+
+def ensemble(out: Path, dataset: str, seed: int) -> str:
+    """The run's ensemble outcome in a few words, from its report (absent: '?')."""
+    for path in (out / "jobs" / f"{dataset}__full__s{seed}").glob("**/report.json"):
+        chosen = json.loads(path.read_text()).get("ensemble") or {}
+        why = "kept" if chosen.get("kept") else (chosen.get("reason") or "-")[:28]
+        return f"{chosen.get('strategy', '-')} ({why})"
+    return "?"
+
+
+def main(before: Path, after: Path) -> None:
+    a, b = rows(before), rows(after)
+    pairs = sorted(set(a) & set(b))
+    print("| dataset | seed | before | after | | ended at (s) | before's ensemble | "
+          "after's ensemble |\n|---|---:|---:|---:|---|---:|---|---|")
+    tally = {"better": 0, "worse": 0, "same": 0}
+    for key in pairs:
+        x, y = a[key]["score"], b[key]["score"]
+        tag = "same" if x == y else "better" if (y or 0) > (x or 0) else "worse"
+        tally[tag] += 1
+        print(f"| {key[0]} | {key[1]} | {x:.4f} | {y:.4f} | {tag} | "
+              f"{a[key]['wall_s']:.0f} / {b[key]['wall_s']:.0f} | "
+              f"{ensemble(before, *key)} | {ensemble(after, *key)} |")
+    if pairs:
+        print(f"\n{len(pairs)} pairs: after better {tally['better']}, worse {tally['worse']}, "
+              f"same {tally['same']}; mean test score before "
+              f"{statistics.mean(a[k]['score'] or 0 for k in pairs):.4f}, after "
+              f"{statistics.mean(b[k]['score'] or 0 for k in pairs):.4f}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: python benchmarks/ab_pairs.py BEFORE_DIR AFTER_DIR")
+    main(Path(sys.argv[1]), Path(sys.argv[2]))
