@@ -101,3 +101,44 @@ def test_when_no_vote_fits_the_best_single_keeps_its_class_weighted_decisions(tm
     # plain decisions that nested cross-validation prefers: nothing to propose
     plain = whole.model_copy(update={"nested_scores": {**nested, "single": 1.0}})
     assert ensembler.weighted_single(attempts, inputs, plain) is None
+
+
+def _clusterings(tmp_path, noise: list[float]) -> tuple[list[Attempt], object]:
+    """Clusterings of three blobs, each the truth with a share of its rows relabelled at
+    random (the best first), stored as the referee stores them; and clustering inputs."""
+    import pandas as pd
+    from sklearn.datasets import make_blobs
+
+    features, truth = make_blobs(n_samples=300, centers=3, cluster_std=1.5, random_state=0)
+    data = tmp_path / "blobs.parquet"
+    pd.DataFrame(features, columns=["x0", "x1"]).to_parquet(data)
+    rng = np.random.default_rng(0)
+    out = []
+    for n, share in enumerate(noise, start=1):
+        labels = truth.copy()
+        flipped = rng.random(labels.size) < share
+        labels[flipped] = rng.integers(0, 3, size=int(flipped.sum()))
+        folder = tmp_path / f"a{n}"
+        folder.mkdir()
+        np.savez(folder / "oof.npz", pred=labels)
+        out.append(Attempt(id=f"a{n}", parent=None, candidate=f"a{n}", phase="draft",
+                           status="ok", score=0.5, wall_s=1.0, workdir=str(folder)))
+    inputs = state()["inputs"].model_copy(update={
+        "task_type": "clustering", "metric": "silhouette", "data_path": str(data),
+        "target": None})
+    return out, inputs
+
+
+def test_a_consensus_that_does_not_fit_keeps_the_best_clusterings_that_fit(tmp_path):
+    """A consensus runs its members again: when all of them do not fit, the consensus of
+    the best few (by their own combined index) does, while it beats the best single one."""
+    attempts, inputs = _clusterings(tmp_path, [0.05, 0.15, 0.25, 0.3, 0.35, 0.4])
+    ensembler = Ensembler()
+    whole = ensembler.propose(attempts, inputs)
+    assert whole.strategy == "consensus" and len(whole.members) == 6
+    smaller = ensembler.fitting_vote(attempts, inputs, whole, lambda p: len(p.members) <= 3)
+    best_single = max(v for k, v in whole.nested_scores.items() if k.startswith("single:"))
+    assert smaller is not None and smaller.strategy == "consensus"
+    assert smaller.members == ["a1", "a2", "a3"] and smaller.left_out == ["a4", "a5", "a6"]
+    assert smaller.estimated_score > best_single
+    assert ensembler.fitting_vote(attempts, inputs, whole, lambda p: False) is None
