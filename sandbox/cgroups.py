@@ -14,6 +14,7 @@ it and says so; the sandbox-hardening issue adds cgroup v2.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
 import select
@@ -57,11 +58,15 @@ class Cgroup:
             handle.write("0")
 
     def _read(self, name: str) -> str:
+        """The file's text; "" once the group is gone, or going: a group another thread is
+        removing answers ENODEV (stop_all met one in CI)."""
         try:
             with open(os.path.join(self.path, name)) as handle:
                 return handle.read()
-        except FileNotFoundError:
-            return ""
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.ENODEV):
+                return ""
+            raise
 
     def pids(self) -> list[int]:
         return [int(pid) for pid in self._read("cgroup.procs").split()]
