@@ -32,6 +32,10 @@ def ensemble(out: Path, dataset: str, seed: int) -> str:
     return "?"
 
 
+def _score(value: float | None) -> str:
+    return "failed" if value is None else f"{value:.4f}"
+
+
 def main(before: Path, after: Path) -> None:
     a, b = rows(before), rows(after)
     pairs = sorted(set(a) & set(b))
@@ -42,7 +46,7 @@ def main(before: Path, after: Path) -> None:
         x, y = a[key]["score"], b[key]["score"]
         tag = "same" if x == y else "better" if (y or 0) > (x or 0) else "worse"
         tally[tag] += 1
-        print(f"| {key[0]} | {key[1]} | {x:.4f} | {y:.4f} | {tag} | "
+        print(f"| {key[0]} | {key[1]} | {_score(x)} | {_score(y)} | {tag} | "
               f"{a[key]['wall_s']:.0f} / {b[key]['wall_s']:.0f} | "
               f"{ensemble(before, *key)} | {ensemble(after, *key)} |")
     if pairs:

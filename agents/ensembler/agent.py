@@ -165,8 +165,8 @@ class Ensembler:
                            fits: Callable[[EnsembleProposal], bool]) -> EnsembleProposal | None:
         """The consensus of the most clusterings that fits, the best by their own combined
         index first, when it still beats the best single clustering of the whole pool; else
-        None. (A consensus runs its members again: at a load of 6, one of all 23 of an iris
-        run's clusterings did not fit.)"""
+        None. (A consensus runs its members again: at a load of 6, the consensus of all 23
+        of an iris run's clusterings did not fit.)"""
         if proposal.strategy != "consensus":
             return None
         single = {m: proposal.nested_scores[f"single:{i}"]

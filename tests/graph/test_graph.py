@@ -167,7 +167,7 @@ def test_clustering_run(settings, tmp_path):
     assert report.ensemble.strategy in ("single", "consensus")
     assert any(k.startswith("single:") for k in report.ensemble.nested_scores)
     if report.ensemble.strategy == "consensus":  # it ran, or the run says it had no time
-        # (a consensus fits every member again: at a load of 6 one of 23 did not fit)
+        # (a consensus fits every member again: at a load of 6, one of 23 members did not fit)
         ran = any(a.phase == "ensemble" for a in report.attempts)
         assert ran != report.ensemble.reason.startswith("not run: its members' cost"), \
             report.ensemble.reason
