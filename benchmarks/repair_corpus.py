@@ -14,7 +14,8 @@ fixed afterwards). The `wild` split holds breakages collected from public thread
 method was frozen, run once (evals/corpus/WILD.md); its `expected` column may say `unknown`.
 The `wild2` split is a second such set, collected for issue #25 by someone who did not read the
 repair method (evals/corpus/WILD2.md), likewise to be run once; `wild3` is a third
-(evals/corpus/WILD3.md) and `wild4` a fourth (evals/corpus/WILD4.md), collected the same way.
+(evals/corpus/WILD3.md), `wild4` a fourth (evals/corpus/WILD4.md) and `wild5` a fifth
+(evals/corpus/WILD5.md), collected the same way.
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="heldout",
                         choices=["dev", "heldout", "fresh", "wild", "wild2", "wild3", "wild4",
-                                 "all"])
+                                 "wild5", "all"])
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--ids", default="", help="comma-separated case ids (default: all)")
     parser.add_argument("--run-timeout", type=float, default=60.0)

@@ -20,7 +20,7 @@ from pipesmith.evals.repair_corpus import expected_errors, reference
 BENCHMARK = Path(__file__).parents[2] / "benchmarks" / "repair_corpus.py"
 
 
-@pytest.mark.parametrize("split", ["wild", "wild2", "wild3", "wild4"])
+@pytest.mark.parametrize("split", ["wild", "wild2", "wild3", "wild4", "wild5"])
 def test_a_wild_split_is_loaded_sourced_and_has_references(split):
     cases = repair_corpus.load(split)
     assert len(cases) >= 30
@@ -36,7 +36,7 @@ def test_a_wild_split_is_loaded_sourced_and_has_references(split):
     assert f'"{split}"' in text  # the benchmark's --split accepts it
 
 
-@pytest.mark.parametrize("split", ["wild2", "wild3", "wild4"])
+@pytest.mark.parametrize("split", ["wild2", "wild3", "wild4", "wild5"])
 def test_a_later_wild_split_shares_no_source_thread_with_the_rest_of_the_corpus(split):
     fresh = repair_corpus.load(split)
     earlier = [c for c in repair_corpus.load() if c.split != split]
