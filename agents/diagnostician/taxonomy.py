@@ -106,13 +106,20 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
       "the first layer's input width differs from the number of features it is given",
       patterns=(r"mat1 and mat2 shapes cannot be multiplied",
                 r"expected axis -1 of input shape to have value \d+")),
+    E("neural", "input_rank", "recoverable",
+      "a layer given inputs of the wrong rank (2-d features to a recurrent or convolutional "
+      "layer, a missing batch or channel axis)",
+      patterns=(r"expected (min_)?ndim=\d+, found ndim=\d+",
+                r"Expected \d+D \(unbatched\) or \d+D \(batched\) input",
+                r"should also be \d-D but got \d-D")),
     E("neural", "loss_target_mismatch", "recoverable",
       "the loss does not suit the task or the labels' shape (e.g. class labels to a BCE loss)",
       patterns=(r"Target size \(torch\.Size\(\[.*\]\)\) must be the same as input size",
                 r"`target` and `output` must have the same (shape|rank)",
                 r"0D or 1D target tensor expected", r"Target -?\d+ is out of bounds",
                 r"expected scalar type Long but found", r"Received a label value of",
-                r"all elements of input should be between 0 and 1")),
+                r"all elements of input should be between 0 and 1",
+                r"Expected input batch_size \(\d+\) to match target batch_size")),
     E("neural", "loss_usage", "recoverable",
       "a loss misused in the loop: integer targets to a float loss, a loss class called on "
       "tensors, an unreduced loss given to backward(), a batch turned into one number",
@@ -141,6 +148,17 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
       "the network or its batches do not fit in memory (the allocator refused)",
       patterns=(r"DefaultCPUAllocator: can't allocate memory", r"CUDA out of memory",
                 r"OutOfMemoryError", r"OOM when allocating", r"ResourceExhaustedError")),
+    # A float where only an integer goes (before the API rows: scikit-learn's parameter
+    # check says it in their words).
+    E("data_flow", "integer_expected", "recoverable",
+      "a float reached a place that takes only integers (a slice bound, an index, a count, "
+      "an integer parameter)",
+      patterns=(r"slice indices must be integers", r"'float' object cannot be interpreted "
+                r"as an integer", r"indices must be integers or slices, not float",
+                r"only integers, slices \(`:`\), ellipsis", r"expect int but value='?-?\d+\.",
+                r"The '\w+' parameter of \w+ must be an int.*Got (np\.float\d+\()?-?\d+\.\d",
+                r"expected a positive integer\. Received: \w+=-?\d+\.\d",
+                r"must be tuple of ints, but found element of type float")),
     # API drift between the code and the installed libraries.
     E("api", "unexpected_keyword", "recoverable",
       "a keyword argument the installed version does not take (removed or renamed)",
@@ -162,6 +180,11 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
       "a meta-estimator's method refuses a plain keyword it routes to its steps "
       "(`Pipeline.fit(sample_weight=)`)",
       patterns=(r"does not accept the \w+ parameter",)),
+    E("api", "advised_keyword", "recoverable",
+      "the message names a keyword that would accept the input (\"by setting the "
+      "'duplicates' kwarg\", \"Try specifying the labels parameter\")",
+      patterns=(r"(by setting|[Tt]ry (specifying|setting|passing)) the [`'\"]?\w+[`'\"]? "
+                r"(kwarg|keyword|parameter|argument)",)),
     E("api", "removed_attribute", "recoverable",
       "a function, class or attribute the installed version no longer has",
       exceptions=("AttributeError",), patterns=(r"has no attribute",)),
@@ -182,6 +205,17 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
       patterns=(r"least populated class(es)? in y ha(s|ve) only",
                 r"should be greater or equal to the number of classes",
                 r"cannot be greater than the number of members in each class")),
+    E("data_flow", "single_class", "recoverable",
+      "the rows a model or metric met hold one class only (a split, filter or group "
+      "without the others)",
+      patterns=(r"needs samples of at least 2 classes", r"contains only one class",
+                r"[Oo]nly one class (is )?present", r"number of classes has to be greater "
+                r"than one", r"needs at least 2 classes")),
+    E("data_flow", "empty_input", "recoverable",
+      "a filter, split or selection left no rows (or no columns) for the next step",
+      patterns=(r"Found array with 0 (sample|feature)\(s\)",
+                r"zero-size array to reduction operation", r"arg(max|min) of an empty sequence",
+                r"need at least one array to concatenate", r"No objects to concatenate")),
     E("data_flow", "metric_needs_scores", "recoverable",
       "a metric that needs probabilities or scores was given class labels",
       patterns=(r"multi_class must be in \('ovo', 'ovr'\)", r"`y_score` needs to be of shape",
@@ -192,7 +226,10 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
                 r"Reshape your data either using array\.reshape\(-1, 1\)")),
     E("data_flow", "metric_arguments", "recoverable",
       "a metric's arguments do not suit the target (a binary average on several classes)",
-      patterns=(r"Target is multi(class|label) but average='binary'",)),
+      patterns=(r"Target is multi(class|label) but average='binary'",
+                r"contains only one label", r"labels explicitly through the labels argument",
+                r"does not match size of target_names",
+                r"At least one label specified must be in y_true")),
     E("data_flow", "feature_mismatch", "recoverable",
       "a shape or feature-count mismatch between steps",
       patterns=(r"features, but \w+ is expecting", r"shapes .* not aligned",
@@ -284,7 +321,10 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
       patterns=(r"[Ss]olver \S+ supports only", r"[Uu]nsupported set of arguments",
                 r"combination of \w+=\S+ and \w+=\S+ (is|are) not supported",
                 r"only supports? .*penalt", r"is not supported when \w+=",
-                r"Setting a \w+ has no effect since \w+ is")),
+                r"Setting a \w+ has no effect since \w+ is",
+                r"(could|can) only be (specified|used|set) (in|when|with|if)",
+                r"is only supported (for|when|with|if)",
+                r"at least one \w+ and \w+ \w+ is required")),
     E("io", "unpickling", "recoverable",
       "a pickle could not be read: truncated, corrupt, not a pickle, or written by an "
       "incompatible version (UnpicklingError)",
@@ -293,7 +333,10 @@ TAXONOMY: tuple[TaxonomyEntry, ...] = (
     # names it.
     E("api", "out_of_bounds_parameter", "recoverable",
       "a parameter past a bound the library or the data sets, stated in the message",
-      patterns=(r"Expected \w+ <= \w+, but", r"\w+ must be in [\[(]\s*-?[\d.]+\s*,")),
+      patterns=(r"Expected \w+ <= \w+, but", r"\w+ must be in [\[(]\s*-?[\d.]+\s*,",
+                r"\w+ (cannot|can not|should not|must not) be (larger|greater|bigger|more) "
+                r"than", r"Valid values are -?\d+ to",
+                r"larger sample than population")),
     E("api", "advised_replacement", "recoverable",
       "the library names what to use instead (\"Use .reshape(...) instead\")",
       patterns=(r"[Uu]se [`'\"]?\.?\w+(\([^)]*\))?[`'\"]? instead",)),

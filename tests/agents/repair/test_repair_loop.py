@@ -278,6 +278,21 @@ CASES: dict[str, tuple[str, str, str]] = {
     "neural.out_of_memory": ("iris", "classification",
                              "def build_pipeline(task):\n    import torch\n"
                              "    return torch.nn.Linear(200000, 200000)\n"),
+    "neural.input_rank": ("iris", "classification",
+                          "def build_pipeline(task):\n    import torch\n"
+                          "    torch.nn.Conv2d(1, 2, 3)(torch.ones(5, 4))\n"),
+    "data_flow.integer_expected": ("iris", "classification",
+                                   "def build_pipeline(task):\n"
+                                   "    return LogisticRegression(max_iter=100 / 2)\n"),
+    "api.advised_keyword": ("iris", "classification",
+                            "def build_pipeline(task):\n    import pandas as pd\n"
+                            "    pd.qcut(pd.Series([0, 0, 0, 0, 1, 2]), 4)\n"),
+    "data_flow.single_class": ("iris", "classification",
+                               "def build_pipeline(task):\n"
+                               "    LogisticRegression().fit(np.ones((4, 2)), [1, 1, 1, 1])\n"),
+    "data_flow.empty_input": ("iris", "classification",
+                              "def build_pipeline(task):\n"
+                              "    StandardScaler().fit(np.ones((0, 2)))\n"),
 }
 
 
