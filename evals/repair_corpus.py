@@ -22,7 +22,8 @@ import pandas as pd
 
 ROOT = Path(__file__).parent / "corpus"
 REFERENCE = ROOT / "wild_reference"  # the wild cases' fixes and expected errors (WILD.md)
-WILD_SPLITS = ("wild", "wild2", "wild3", "wild4", "wild5")  # collected from public threads (WILD*.md)
+# collected from public threads (WILD*.md)
+WILD_SPLITS = ("wild", "wild2", "wild3", "wild4", "wild5")
 NEEDS = {"torch_": "torch", "keras_": "keras", "xgb_": "xgboost", "lgb_": "lightgbm",
          "catboost_": "catboost"}  # a wild case's library, by its id's prefix
 SCORE = re.compile(r"score=(-?[\d.]+(?:e-?\d+)?)")
