@@ -9,6 +9,8 @@ from typing import Any
 
 import pandas as pd
 
+from pipesmith.estimators.decision import ClassWeightedClassifier
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -68,7 +70,8 @@ def _unseen(column: Any, value: Any) -> str | None:
 def read_by(estimator: Any) -> set[str] | None:
     """The columns a fitted estimator reads, when its structure says so: a ColumnTransformer
     that drops the remainder and names its columns, first in a Pipeline, or in each member
-    of a voting or stacking ensemble. None when it does not say (then every column counts)."""
+    of a voting or stacking ensemble, or inside the class-weighted decision rule. None when it
+    does not say (then every column counts)."""
     if hasattr(estimator, "transformers_"):
         if getattr(estimator, "remainder", None) != "drop":
             return None
@@ -85,6 +88,8 @@ def read_by(estimator: Any) -> set[str] | None:
         return read
     if hasattr(estimator, "steps"):
         return read_by(estimator.steps[0][1])
+    if isinstance(estimator, ClassWeightedClassifier):  # a decision rule over one model
+        return read_by(getattr(estimator, "estimator_", None))
     members = getattr(estimator, "estimators_", None)
     if isinstance(members, list) and members:
         parts = [read_by(member) for member in members]

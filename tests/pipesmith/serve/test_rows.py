@@ -30,3 +30,19 @@ def test_only_required_columns_must_be_present():
     assert problems == [] and frame["flag"].isna().all()
     _, problems = check_rows(schema(), [{"x": 1.0, "plan": "pro"}], ["flag", "x", "plan"])
     assert [(p.row, p.column, p.problem) for p in problems] == [(0, "flag", "missing column")]
+
+
+def test_the_columns_a_class_weighted_model_reads_are_those_of_the_model_inside():
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    from pipesmith.estimators.decision import ClassWeightedClassifier
+    from pipesmith.serve.rows import read_by
+
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "id": ["a", "b", "c", "d"]})
+    inner = make_pipeline(ColumnTransformer([("x", "passthrough", ["x"])], remainder="drop"),
+                          LogisticRegression())
+    model = ClassWeightedClassifier(inner, {"0": 1.0, "1": 2.0}).fit(frame, [0, 1, 0, 1])
+    assert read_by(inner.fit(frame, [0, 1, 0, 1])) == {"x"}
+    assert read_by(model) == {"x"}
