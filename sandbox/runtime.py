@@ -27,6 +27,10 @@ SAFE_ENV = {
     # (docs/figures.md)
     "OMP_WAIT_POLICY": "PASSIVE",
     "KMP_BLOCKTIME": "0",
+    # File locks are denied (seccomp.py: a channel between jobs); HDF5 locks every file it
+    # opens unless told not to, so h5py and Keras' .h5 / .weights.h5 files failed with
+    # "unable to lock file, errno = 1". A job's workdir is its own: nothing to lock against.
+    "HDF5_USE_FILE_LOCKING": "FALSE",
 }
 PROJECT_PACKAGES = ("pipesmith", "pipesmith.agents", "pipesmith.graph",
                     "pipesmith.knowledge_base", "pipesmith.sandbox", "pipesmith.evals")

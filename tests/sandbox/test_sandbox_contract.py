@@ -377,6 +377,17 @@ def test_a_real_candidate_trains_through_the_harness(backend, tmp_path):
     assert "predictions.npz" in result.files  # what the last fold job returned
 
 
+def test_an_hdf5_file_is_written_without_the_file_lock_the_filter_denies(backend, workdir):
+    """Keras' checkpoints and h5py files (HDF5 locks each file it opens) work in a job
+    although file locks are denied: the job's environment turns HDF5's locking off."""
+    pytest.importorskip("h5py")
+    code = ("import h5py\nwith h5py.File('w.h5', 'w') as f:\n    f['a'] = [1, 2, 3]\n"
+            "with h5py.File('w.h5', 'r') as f:\n    print(list(f['a'][:]))\n")
+    result = run(backend, workdir, code)
+    assert result.ok, result.stderr[-1500:]
+    assert result.stdout.strip() == "[np.int64(1), np.int64(2), np.int64(3)]"
+
+
 def test_the_channels_between_jobs_are_closed(backend, workdir):
     """Issue #26, 4 and 5: record locks on a shared read-only file, page-cache residency and
     file events reach from one job to another; each primitive fails with EPERM in a job of
