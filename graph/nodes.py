@@ -140,6 +140,15 @@ def _normal(code: str) -> str:
     return "\n".join(line.rstrip() for line in code.strip().splitlines() if line.strip())
 
 
+def attempt_of(state: RunState, candidate: Candidate, **outcome) -> Attempt:
+    """The attempt of `candidate`: who it is (its lineage, the repair that made it, its
+    folder) and `outcome`, what came of it (rejected, failed its smoke run, not run, ran)."""
+    return Attempt(id=candidate.id, parent=candidate.parent, candidate=candidate.name,
+                   phase=candidate.phase, repair_action=candidate.repair_action,
+                   repair_notes=candidate.repair_notes, injected_fault=candidate.injected_fault,
+                   workdir=str(attempt_dir(state, candidate)), **outcome)
+
+
 def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
     """Static checks, then a smoke run on a sample when the data is large enough for the
     sample to be cheaper than the full run."""
@@ -154,14 +163,9 @@ def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
         log.info("prevalidate.advisory", candidate=candidate.id, line=advisory.line,
                  message=advisory.message)
     failing = blocking(issues)
-    rejected = dict(id=candidate.id, parent=candidate.parent, candidate=candidate.name,
-                    phase=candidate.phase, repair_action=candidate.repair_action,
-                    repair_notes=candidate.repair_notes,
-                    injected_fault=candidate.injected_fault,
-                    workdir=str(attempt_dir(state, candidate)))
     if failing:
-        return {"attempts": {candidate.id: Attempt(status="rejected", issues=failing,
-                                                   **rejected)}}
+        return {"attempts": {candidate.id: attempt_of(state, candidate, status="rejected",
+                                                      issues=failing)}}
     # a search winner's trial already ran this model on every fold: a sample teaches nothing
     searched = candidate.spec is not None and candidate.spec.trial is not None
     if candidate.phase == "ensemble" or candidate.script is not None or searched or \
@@ -172,10 +176,10 @@ def prevalidate(state: RunState, runtime: Runtime[Deps]) -> dict:
     measured = {"wall_s": result.wall_s, "peak_mem_mb": result.peak_mem_mb}
     if result.ok:
         return {"smoke": {candidate.id: measured}}
-    failed = Attempt(status=result.status, smoke=True, smoke_s=result.wall_s,
-                     wall_s=result.wall_s, cpu_s=result.cpu_s, peak_mem_mb=result.peak_mem_mb,
-                     exit_code=result.exit_code, error_tail=result.stderr[-ERROR_TAIL_CHARS:],
-                     **rejected)
+    failed = attempt_of(state, candidate, status=result.status, smoke=True,
+                        smoke_s=result.wall_s, wall_s=result.wall_s, cpu_s=result.cpu_s,
+                        peak_mem_mb=result.peak_mem_mb, exit_code=result.exit_code,
+                        error_tail=result.stderr[-ERROR_TAIL_CHARS:])
     return {"attempts": {candidate.id: failed}, "smoke": {candidate.id: measured}}
 
 
@@ -223,10 +227,8 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
         if candidate.phase == "ensemble" and state["proposal"].strategy == "stacking":
             # its level-2 model was learnt from every row's stored predictions, so its fold
             # jobs would score rows that model saw: cross-fitted, or not scored at all
-            return {**update, "attempts": {candidate.id: Attempt(
-                id=candidate.id, parent=candidate.parent, candidate=candidate.name,
-                phase=candidate.phase, status="error",
-                error_tail=f"not run: {refused}", workdir=str(attempt_dir(state, candidate)))}}
+            return {**update, "attempts": {candidate.id: attempt_of(
+                state, candidate, status="error", error_tail=f"not run: {refused}")}}
     prediction = predict_resources(profile, sized_from_code(candidate.spec, candidate.code),
                                    inputs.cv_folds, measured,
                                    inputs.smoke_rows, kb.executions() if kb else [])
@@ -247,21 +249,18 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
     if result.ok:  # it ran; is the result worth trusting?
         judged = runtime.context.diagnostician.judge_quality(
             metrics, state["profile"], inputs.metric)
-    attempt = Attempt(
-        id=candidate.id, parent=candidate.parent, candidate=candidate.name,
-        phase=candidate.phase, status="poor" if judged else result.status,
+    attempt = attempt_of(
+        state, candidate, status="poor" if judged else result.status,
         diagnosis=judged, score=metrics.get("score"), cv_std=metrics.get("cv_std"),
         fold_scores=metrics.get("fold_scores", []), warnings=metrics.get("warnings", []),
         fold_wall_s=metrics.get("fold_wall_s", 0.0),
-        repair_action=candidate.repair_action, repair_notes=candidate.repair_notes,
-        injected_fault=candidate.injected_fault,
         smoke_s=(smoke or {}).get("wall_s", 0.0),
         predicted_mem_mb=prediction.peak_mem_mb, mem_bound_mb=prediction.mem_bound_mb,
         predicted_wall_s=prediction.wall_s, wall_bound_s=prediction.wall_bound_s,
         memory_limit_mb=memory_mb, timeout_s=round(timeout, 1),
         resource_adjustment=adjustment, adoption_refused=refused,
         baseline_score=metrics.get("baseline_score"), wall_s=result.wall_s, cpu_s=result.cpu_s,
-        peak_mem_mb=result.peak_mem_mb, exit_code=result.exit_code, workdir=str(workdir),
+        peak_mem_mb=result.peak_mem_mb, exit_code=result.exit_code,
         error_tail=(result.stderr + ("\n" + result.detail if result.detail else ""))[
             -ERROR_TAIL_CHARS:],
     )
@@ -298,15 +297,13 @@ def adopted_attempt(state: RunState, runtime: Runtime[Deps], candidate: Candidat
     judged = runtime.context.diagnostician.judge_quality(metrics, state["profile"],
                                                          inputs.metric)
     smoke = (state.get("smoke") or {}).get(candidate.id) or {}
-    return Attempt(
-        id=candidate.id, parent=candidate.parent, candidate=candidate.name,
-        phase=candidate.phase, status="poor" if judged else "ok", diagnosis=judged,
+    return attempt_of(
+        state, candidate, status="poor" if judged else "ok", diagnosis=judged,
         score=metrics["score"], cv_std=metrics["cv_std"], fold_scores=metrics["fold_scores"],
         warnings=metrics.get("warnings", []), fold_wall_s=metrics["fold_wall_s"],
         baseline_score=metrics["baseline_score"], smoke_s=smoke.get("wall_s", 0.0),
         wall_s=result.wall_s, cpu_s=result.cpu_s, peak_mem_mb=result.peak_mem_mb,
-        exit_code=0, workdir=str(attempt_dir(state, candidate)),
-        adopted_trial=candidate.spec.trial.number
+        exit_code=0, adopted_trial=candidate.spec.trial.number
         if candidate.spec is not None and candidate.spec.trial is not None else None)
 
 
@@ -362,14 +359,10 @@ def run_script(state: RunState, runtime: Runtime[Deps]) -> Attempt:
     workdir = attempt_dir(state, candidate)
     result = runtime.context.executor.run_script(candidate, workdir, timeout, inputs.memory_mb,
                                                  inputs.disk_mb)
-    return Attempt(
-        id=candidate.id, parent=candidate.parent, candidate=candidate.name,
-        phase=candidate.phase, status=result.status, script=True,
-        repair_action=candidate.repair_action, repair_notes=candidate.repair_notes,
-        injected_fault=candidate.injected_fault,
+    return attempt_of(
+        state, candidate, status=result.status, script=True,
         memory_limit_mb=inputs.memory_mb, timeout_s=round(timeout, 1), wall_s=result.wall_s,
         cpu_s=result.cpu_s, peak_mem_mb=result.peak_mem_mb, exit_code=result.exit_code,
-        workdir=str(workdir),
         error_tail=(result.stderr + ("\n" + result.detail if result.detail else ""))[
             -ERROR_TAIL_CHARS:])
 
