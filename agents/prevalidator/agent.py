@@ -80,7 +80,8 @@ class Prevalidator:
     def _data(tree: ast.Module, columns: list[str] | None,
               profile: DataProfile | None) -> list[Issue]:
         return check_frame_columns(tree, columns or []) + \
-            static_checks.check_columns(tree, columns or []) + \
+            static_checks.check_columns(tree, columns or [],
+                                        profile.target if profile else None) + \
             check_capabilities(tree, profile) + check_data_flow(tree, profile) + \
             check_networks(tree, profile)
 

@@ -275,11 +275,13 @@ def _in_rename(keyword: ast.keyword, tree: ast.AST) -> bool:
                c.func.attr == "rename" and keyword in c.keywords for c in walk(tree))
 
 
-def check_columns(tree: ast.AST, columns: list[str]) -> list[Issue]:
+def check_columns(tree: ast.AST, columns: list[str], target: str | None = None) -> list[Issue]:
     """Column names the code uses that the data lacks (and the code does not make): in lists
-    where most names are real columns, lists selecting columns (`df[[...]]`, `df[features]`)
-    with a name a letter case away from a real one, and subscripts that are one typo or a
-    letter case away from a real column."""
+    where most names are real columns, one of them a feature (the target's name alone is no
+    evidence: class labels often share it, target `dead` and labels `['alive', 'dead']`),
+    lists selecting columns (`df[[...]]`, `df[features]`) with a name a letter case away
+    from a real one, and subscripts that are one typo or a letter case away from a real
+    column."""
     if not columns:
         return []
     renamed = renames_columns(tree)  # then case and typo guesses say nothing
@@ -288,9 +290,10 @@ def check_columns(tree: ast.AST, columns: list[str]) -> list[Issue]:
     lowered = {c.lower() for c in columns}
     issues, flagged = [], set()
     # after a merge, join or reshape a list may name columns the other frame brought
+    features = real_columns - {target}
     for strings in [] if renamed else _string_lists(tree):
         real = sum(s.value in real_columns for s in strings)
-        if real and real * 2 >= len(strings):
+        if any(s.value in features for s in strings) and real * 2 >= len(strings):
             missing = [s for s in strings if s.value not in known]
             flagged |= {id(s) for s in missing}
             issues += [_missing_column(s) for s in missing]

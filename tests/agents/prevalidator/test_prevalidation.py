@@ -217,3 +217,18 @@ def test_validate_command(tmp_path):
     assert "smoke run on 300 rows passed" in done.stdout
     assert "full run predicted" in done.stdout
     assert _pipesmith("validate", str(tmp_path / "none.py")).returncode == 2
+
+
+def test_class_labels_that_share_the_targets_name_are_not_read_as_columns():
+    """A stacking's classes (target `dead`, labels alive/dead) were flagged as a missing
+    column 'alive' and the ensemble was rejected unrun (a 300 s run on nass_cds)."""
+    from pipesmith.agents.prevalidator.static_checks import check_columns
+
+    code = ("def build_pipeline(task):\n"
+            "    return Stack(columns=['alive', 'dead'], classes=['alive', 'dead'])\n")
+    tree = __import__("ast").parse(code)
+    columns = ["airbag", "seatbelt", "dead"]
+    assert check_columns(tree, columns, target="dead") == []
+    typo = __import__("ast").parse("use = ['airbag', 'seatbelts', 'dead']\n")
+    assert [i.message for i in check_columns(typo, columns, target="dead")] == [
+        "['seatbelts'] not in index: the data has no column 'seatbelts'"]
