@@ -46,7 +46,7 @@ NO_NUMBER_BOUND = re.compile(r"\b(\w+) (?:cannot|can not|should not|must not) be
                              r"(?:larger|greater|bigger|more) than")
 VALID_FROM = re.compile(r"Valid values are (-?\d+) to")
 FRAME = re.compile(r'File "[^"]*", line \d+, in ([\w.]+)')
-ROUNDING = {"round", "floor", "ceil", "sqrt", "log", "log2", "exp", "mean", "median"}
+FLOAT_CALLS = {"round", "floor", "ceil", "sqrt", "log", "log2", "exp", "mean", "median"}
 
 
 def _at_line(tree: ast.AST, line: int | None) -> list[ast.Call]:
@@ -107,7 +107,7 @@ def flip_stated_flag(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str
 
 def documented_options(target, name: str) -> list[str]:
     """The string options a parameter's numpydoc line lists (`duplicates : {default
-    'raise', 'drop'}`), from the callable's docstring (or its class's)."""
+    'raise', 'drop'}`), from the callable's docstring."""
     doc = inspect.getdoc(target) or ""
     line = re.search(rf"^\s*{re.escape(name)}\s*:\s*\{{([^}}]*)\}}", doc, re.M)
     return re.findall(r"'([^']*)'", line.group(1)) if line else []
@@ -152,7 +152,7 @@ def _floaty(node: ast.AST, tree: ast.Module, depth: int = 0) -> bool:
     if isinstance(node, ast.UnaryOp):
         return _floaty(node.operand, tree, depth + 1)
     if isinstance(node, ast.Call):
-        return callee_name(node) in ROUNDING or callee_name(node) == "float"
+        return callee_name(node) in FLOAT_CALLS or callee_name(node) == "float"
     if isinstance(node, ast.Name):
         values = [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
                   and any(isinstance(t, ast.Name) and t.id == node.id for t in n.targets)]
