@@ -86,7 +86,16 @@ def repair(
     for note in report.notes:  # a partial repair: what the working code no longer does
         err.print(note, highlight=False, soft_wrap=True)
     err.print(f"stopped: {report.stop_reason}", highlight=False, soft_wrap=True)
+    if not report.final_success and settings.llm == "offline":
+        err.print(OFFLINE_HINT, highlight=False, soft_wrap=True)
     raise typer.Exit(0 if report.final_success and not report.notes else 1)
+
+
+# Offline, the rule table repairs the failures it knows; on breakage it was never shown
+# it rarely does (docs/figures.md, the wild splits), where a model's repair is kept.
+OFFLINE_HINT = ("hint: offline repair knows the failures in its rule table (docs/repairs.md); "
+                "for others, a model writes the repair: --llm openai --base-url URL --model "
+                "NAME (docs/llm.md)")
 
 
 def register(app: typer.Typer) -> None:

@@ -535,6 +535,8 @@ def test_repair_gives_up_honestly(tmp_path):
     # It stops before the round limit, and says why.
     assert report["rounds_used"] < 2 and report["stop_reason"].startswith("no repair left")
     assert f"stopped: {report['stop_reason']}" in " ".join(done.stderr.split())
+    assert "hint: offline repair knows the failures in its rule table" in \
+        " ".join(done.stderr.split())  # and what would go further: a model (--llm)
 
 
 def test_repair_stops_at_the_round_limit_and_says_so(tmp_path):
