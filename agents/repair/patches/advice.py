@@ -11,6 +11,7 @@ import re
 from pipesmith.agents.repair.patches import live
 from pipesmith.agents.repair.patches.editing import (
     RepairContext,
+    calls_at_line,
     find_calls,
     message_text,
     replace_nodes,
@@ -27,10 +28,6 @@ INVALID = re.compile(r"Invalid parameter '?(\w+)'? for estimator (\w+)\(")
 STEP = re.compile(r"\('(\w+)', (\w+)\(")
 
 
-def _at_line(tree: ast.Module, diagnosis: Diagnosis) -> list[ast.Call]:
-    return [c for c in find_calls(tree)
-            if diagnosis.line and diagnosis.line in range(c.lineno, c.end_lineno + 1)]
-
 
 def follow_advice(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
     """"... or set shuffle=True" (or torch's "with `weights_only` set to `False`"): the
@@ -42,7 +39,7 @@ def follow_advice(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | 
     name, value = found.group(1) or found.group(3), found.group(2) or found.group(4)
     tree = ast.parse(code)
     edits = []
-    for call in _at_line(tree, diagnosis) or find_calls(tree):
+    for call in calls_at_line(tree, diagnosis.line) or find_calls(tree):
         target = live.call_target(tree, call)
         if target is None or name not in live.parameters(target):
             continue
@@ -72,7 +69,7 @@ def positive_label_from_classes(code: str, diagnosis: Diagnosis,
         return None
     tree = ast.parse(code)
     edits = []
-    for call in _at_line(tree, diagnosis) or find_calls(tree):
+    for call in calls_at_line(tree, diagnosis.line) or find_calls(tree):
         target = live.call_target(tree, call) or live.owner(tree, getattr(
             call.func, "id", getattr(call.func, "attr", "")))
         if target is None or "pos_label" not in live.parameters(target):
@@ -129,7 +126,7 @@ def copy_if_needed(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str |
     if "Unable to avoid copy" not in message_text(diagnosis):
         return None
     tree = ast.parse(code)
-    calls = _at_line(tree, diagnosis) or find_calls(tree)
+    calls = calls_at_line(tree, diagnosis.line) or find_calls(tree)
     edits = [(k.value, "None") for c in calls for k in c.keywords
              if k.arg == "copy" and isinstance(k.value, ast.Constant) and k.value.value is False]
     return replace_nodes(code, edits) if edits else None
@@ -150,7 +147,7 @@ def step_keyword(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | N
     step, keyword = found.groups()
     tree = ast.parse(code)
     calls = [c for c in find_calls(tree) if any(kw.arg == keyword for kw in c.keywords)]
-    at_line = [c for c in calls if c in _at_line(tree, diagnosis)]
+    at_line = [c for c in calls if c in calls_at_line(tree, diagnosis.line)]
     edits = []
     for call in at_line or calls:
         for kw in call.keywords:

@@ -14,6 +14,7 @@ from pipesmith.agents.repair.patches import live
 from pipesmith.agents.repair.patches.editing import (
     RepairContext,
     callee_name,
+    calls_at_line,
     find_calls,
     insert_after_imports,
     message_text,
@@ -177,10 +178,6 @@ def add_num_class(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | 
     return replace_nodes(code, edits) if edits else None
 
 
-def _at_line(tree: ast.Module, diagnosis: Diagnosis) -> list[ast.Call]:
-    return [c for c in find_calls(tree)
-            if diagnosis.line and diagnosis.line in range(c.lineno, c.end_lineno + 1)]
-
 
 EXPECTING_TYPE = re.compile(r"Expecting data to be an? (\w+) object")
 
@@ -204,7 +201,7 @@ def wrap_input_type(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str 
     if spelled is None:
         return None
     edits = [(c.args[0], f"{spelled}({ast.get_source_segment(code, c.args[0])})")
-             for c in _at_line(tree, diagnosis)
+             for c in calls_at_line(tree, diagnosis.line)
              if callee_name(c).startswith("predict") and c.args
              and not (isinstance(c.args[0], ast.Call) and callee_name(c.args[0]) == wanted)]
     return replace_nodes(code, edits) if edits else None
@@ -245,7 +242,7 @@ def predict_without_dropped(code: str, diagnosis: Diagnosis, ctx: RepairContext)
     if got <= trained or not drops:
         return None
     edits = []
-    for call in _at_line(tree, diagnosis):
+    for call in calls_at_line(tree, diagnosis.line):
         if not (callee_name(call).startswith("predict") or callee_name(call) == "transform") \
                 or not call.args:
             continue

@@ -57,6 +57,11 @@ def find_calls(tree: ast.AST, name: str | None = None) -> list[ast.Call]:
             and (name is None or callee_name(n) == name)]
 
 
+def calls_at_line(tree: ast.AST, line: int | None) -> list[ast.Call]:
+    """The calls spanning `line` (the failing line a traceback names); none without one."""
+    return [c for c in find_calls(tree) if line and c.lineno <= line <= c.end_lineno]
+
+
 def resolve(tree: ast.AST, name: str):
     """The installed object the code means by `name`, or None."""
     target = imported_names(tree).get(name)

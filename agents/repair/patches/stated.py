@@ -16,6 +16,7 @@ import re
 from pipesmith.agents.repair.patches import live
 from pipesmith.agents.repair.patches.editing import (
     RepairContext,
+    calls_at_line,
     find_calls,
     insert_after_imports,
     message_text,
@@ -37,16 +38,13 @@ NO_SUPER = re.compile(r"before Module\.__init__\(\) call|call `?super\(\)\.__ini
 WORD = re.compile(r"\b[A-Za-z_]\w{2,}\b")
 
 
-def _at_line(tree: ast.AST, line: int | None) -> list[ast.Call]:
-    return [c for c in find_calls(tree) if line and c.lineno <= line <= c.end_lineno]
-
 
 def set_parameter(code: str, name: str, value: str, line: int | None) -> str | None:
     """`name=value` where the script sets `name` (at the failing line first), else on the
     call there (or anywhere) whose installed signature takes it."""
     tree = ast.parse(code)
     calls = find_calls(tree)
-    near = _at_line(tree, line)
+    near = calls_at_line(tree, line)
     setting = [c for c in near + calls if any(k.arg == name for k in c.keywords)]
     if setting:
         keyword = next(k for k in setting[0].keywords if k.arg == name)
@@ -94,7 +92,7 @@ def follow_replacement(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> s
     named = set(WORD.findall(message[:advised.start()])) - {new}
     tree = ast.parse(code)
     edits = []
-    for call in _at_line(tree, diagnosis.line):
+    for call in calls_at_line(tree, diagnosis.line):
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in named:
             head = ast.get_source_segment(code, func.value) or ast.unparse(func.value)
@@ -112,7 +110,7 @@ def cast_at_call(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | N
     if not (numpy_cast or torch_index):
         return None
     tree = ast.parse(code)
-    for call in _at_line(tree, diagnosis.line):
+    for call in calls_at_line(tree, diagnosis.line):
         if not call.args or not isinstance(call.args[0], (ast.Name, ast.Subscript,
                                                           ast.Attribute)):
             continue
@@ -132,7 +130,7 @@ def nullable_integer(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str
     if not advised:
         return None
     tree = ast.parse(code)
-    edits = [(call.args[0], repr(advised.group(1))) for call in _at_line(tree, diagnosis.line)
+    edits = [(call.args[0], repr(advised.group(1))) for call in calls_at_line(tree, diagnosis.line)
              if isinstance(call.func, ast.Attribute) and call.func.attr == "astype"
              and call.args and "int" in ast.unparse(call.args[0]).lower()]
     return replace_nodes(code, edits) if edits else None

@@ -28,6 +28,7 @@ from pipesmith.agents.repair.patches import live
 from pipesmith.agents.repair.patches.editing import (
     RepairContext,
     callee_name,
+    calls_at_line,
     find_calls,
     message_text,
     replace_nodes,
@@ -48,9 +49,6 @@ VALID_FROM = re.compile(r"Valid values are (-?\d+) to")
 FRAME = re.compile(r'File "[^"]*", line \d+, in ([\w.]+)')
 FLOAT_CALLS = {"round", "floor", "ceil", "sqrt", "log", "log2", "exp", "mean", "median"}
 
-
-def _at_line(tree: ast.AST, line: int | None) -> list[ast.Call]:
-    return [c for c in find_calls(tree) if line and c.lineno <= line <= c.end_lineno]
 
 
 def _frames(diagnosis: Diagnosis) -> set[str]:
@@ -81,7 +79,7 @@ def drop_keyword(code: str, name: str, line: int | None) -> str | None:
     passing it."""
     tree = ast.parse(code)
     calls = [c for c in find_calls(tree) if any(k.arg == name for k in c.keywords)]
-    calls = [c for c in calls if c in _at_line(tree, line)] or calls
+    calls = [c for c in calls if c in calls_at_line(tree, line)] or calls
     if not calls:
         return None
     calls[0].keywords = [k for k in calls[0].keywords if k.arg != name]
@@ -99,7 +97,7 @@ def flip_stated_flag(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str
     name, value = found.group(1), "True" if found.group(2) == "False" else "False"
     tree = ast.parse(code)
     frames = _frames(diagnosis)
-    for call in _at_line(tree, diagnosis.line):
+    for call in calls_at_line(tree, diagnosis.line):
         if _takes(tree, call, name, frames):
             return _set_keyword(code, tree, call, name, value)
     return None
@@ -122,7 +120,7 @@ def other_option(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | N
         return None
     name = found.group(1)
     tree = ast.parse(code)
-    for call in _at_line(tree, diagnosis.line):
+    for call in calls_at_line(tree, diagnosis.line):
         target = live.call_target(tree, call)
         options = documented_options(target, name) if target is not None else []
         if len(options) != 2:
@@ -229,7 +227,7 @@ def metric_labels(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | 
                          and n.value is fit and isinstance(n.targets[0], ast.Name)), None)
     labels = f"{ast.unparse(receiver)}.classes_" if receiver is not None else \
         f"sorted(set({ast.unparse(fit.args[1])}))"
-    for call in _at_line(tree, diagnosis.line) or find_calls(tree):
+    for call in calls_at_line(tree, diagnosis.line) or find_calls(tree):
         target = live.call_target(tree, call)
         if target is None or "labels" not in live.parameters(target) or \
                 any(k.arg == "labels" for k in call.keywords):

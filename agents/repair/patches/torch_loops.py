@@ -11,6 +11,7 @@ import re
 from pipesmith.agents.repair.patches.editing import (
     RepairContext,
     callee_name,
+    calls_at_line,
     find_calls,
     message_text,
     replace_nodes,
@@ -29,10 +30,6 @@ def _loss_names(tree: ast.Module) -> set[str]:
             for t in n.targets if isinstance(t, ast.Name)}
 
 
-def _at_line(tree: ast.Module, diagnosis: Diagnosis) -> list[ast.Call]:
-    return [c for c in find_calls(tree)
-            if diagnosis.line and diagnosis.line in range(c.lineno, c.end_lineno + 1)]
-
 
 def targets_from_zero(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
     """"Target K is out of bounds" from a cross-entropy loss: the classes are numbered from 1
@@ -44,7 +41,7 @@ def targets_from_zero(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> st
     losses = _loss_names(tree)
     calls = [c for c in find_calls(tree) if len(c.args) >= 2 and (
         callee_name(c) in CLASS_LOSSES or callee_name(c) in losses)]
-    at_line = [c for c in calls if c in _at_line(tree, diagnosis)]
+    at_line = [c for c in calls if c in calls_at_line(tree, diagnosis.line)]
     edits = [(c.args[1], f"({ast.get_source_segment(code, c.args[1])} - 1)")
              for c in at_line or calls]
     return replace_nodes(code, edits) if edits else None
@@ -90,7 +87,7 @@ def numeric_tensor_input(code: str, diagnosis: Diagnosis, ctx: RepairContext) ->
         return None
     tree = ast.parse(code)
     edits = []
-    for call in _at_line(tree, diagnosis):
+    for call in calls_at_line(tree, diagnosis.line):
         if callee_name(call) not in TENSOR_MAKERS or not call.args:
             continue
         dtype = next((ast.unparse(k.value) for k in call.keywords if k.arg == "dtype"), "")

@@ -11,16 +11,12 @@ import ast
 from pipesmith.agents.repair.patches.editing import (
     RepairContext,
     callee_name,
+    calls_at_line,
     find_calls,
     message_text,
     replace_nodes,
 )
 from pipesmith.agents.schemas import Diagnosis
-
-
-def _at_line(tree: ast.Module, diagnosis: Diagnosis) -> list[ast.Call]:
-    return [c for c in find_calls(tree)
-            if diagnosis.line and diagnosis.line in range(c.lineno, c.end_lineno + 1)]
 
 
 def _loss_names(tree: ast.Module) -> set[str]:
@@ -47,7 +43,7 @@ def float_targets(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | 
     calls = [c for c in find_calls(tree) if _is_loss_call(c, losses)
              and isinstance(c.func, ast.Name | ast.Attribute)
              and not callee_name(c).endswith("Loss")]
-    at_line = [c for c in calls if c in _at_line(tree, diagnosis)]
+    at_line = [c for c in calls if c in calls_at_line(tree, diagnosis.line)]
     edits = [(c.args[1], f"{ast.get_source_segment(code, c.args[1])}.float()")
              for c in at_line or calls
              if not ast.get_source_segment(code, c.args[1]).endswith(".float()")]
@@ -79,7 +75,7 @@ def reduce_loss(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | No
     tree = ast.parse(code)
     calls = [c for c in find_calls(tree, "backward") if isinstance(c.func, ast.Attribute)
              and not c.args]
-    at_line = [c for c in calls if c in _at_line(tree, diagnosis)]
+    at_line = [c for c in calls if c in calls_at_line(tree, diagnosis.line)]
     edits = [(c.func.value, f"({ast.get_source_segment(code, c.func.value)}).mean()")
              for c in at_line or calls]
     return replace_nodes(code, edits) if edits else None
@@ -93,7 +89,7 @@ def tensor_scalar(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | 
         return None
     tree = ast.parse(code)
     edits = []
-    for call in _at_line(tree, diagnosis):
+    for call in calls_at_line(tree, diagnosis.line):
         if isinstance(call.func, ast.Name) and call.func.id in ("float", "int") and call.args:
             value = call.args[0]
         elif callee_name(call) == "item" and isinstance(call.func, ast.Attribute):
