@@ -10,6 +10,7 @@ candidate. The predictions come back and are checked and scored here, outside th
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import stat
@@ -164,12 +165,13 @@ class Executor:
     def permuted(self, candidate: Candidate, inputs: RunInputs, workdir: Path,
                  timeout_s: float, memory_mb: int | None = None
                  ) -> tuple[ExecResult, dict | None]:
-        """The permutation control's fits (pipesmith/core/permutation.py): the candidate on
-        the run's first folds (permutation.FOLDS on the warm workers, COLD_FOLDS as fold
-        jobs, which pay an interpreter each) with each fold's training labels shuffled,
-        scored here against the true labels: `score`, `baseline_score`, and `null_mean`,
-        `null_sd`: the score of label-blind predictions. On the warm workers each child
-        shuffles its fold's labels; a fold job's train.parquet holds the shuffled labels.
+        """The permutation control's fits (pipesmith/core/permutation.py), within `timeout_s`
+        in all: the candidate on the run's first folds (permutation.FOLDS on the warm
+        workers, COLD_FOLDS as fold jobs, which pay an interpreter each) with each fold's
+        training labels shuffled, scored here against the true labels: `score`,
+        `baseline_score`, and `null_mean`, `null_sd`: the score of label-blind predictions.
+        On the warm workers each child shuffles its fold's labels; a fold job's
+        train.parquet holds the shuffled labels.
         A table over permutation.MAX_ROWS rows is controlled on a seeded sample of that many.
         The predicted rows' labels never enter the sandbox."""
         from pipesmith.core import permutation
@@ -188,6 +190,9 @@ class Executor:
         jobs = [workdir / "folds" / str(n) for n in range(len(folds))]
         workers = fold_workers(inputs.n_jobs, len(jobs), self.cores)
         threads = max(1, inputs.n_jobs // workers)
+        # `timeout_s` bounds the whole control; folds that wait for a free worker share it
+        # (leaf_flavia at 300 s, one worker: two folds of 45 s each ran 91 s of a 45 s limit)
+        timeout_s = timeout_s / math.ceil(len(jobs) / workers)
         started = time.perf_counter()
         fitted = warm.fit(candidate, jobs, timeout_s, workers, permute_seeds=seeds) \
             if warm is not None else None

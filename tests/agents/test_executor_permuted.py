@@ -29,3 +29,41 @@ def test_a_large_table_is_controlled_on_a_sample_that_still_catches_a_lookup(
                                       measured["baseline_score"], measured["null_mean"],
                                       measured["null_sd"], 1.0, 0.6)
     assert verdict == "rejected" and z > permutation.Z
+
+
+# A fit that takes `seconds` whatever it is given.
+SLEEPY_FIT = '''
+import time
+
+import numpy as np
+
+
+class Slow:
+    def fit(self, X, y):
+        time.sleep({seconds})
+        self.classes_ = np.unique(np.asarray(y))
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+def build_pipeline(task):
+    return Slow()
+'''
+
+
+def test_the_controls_time_limit_bounds_all_its_folds_not_each(tmp_path, sandbox):
+    # one job at a time (n_jobs=1): the control's two folds run in turn, so a 3 s limit
+    # leaves each 1.5 s, and a 2 s fit is past it (given 3 s each, both fits would pass)
+    inputs, _ = make_inputs(tmp_path, "iris", out_dir=str(tmp_path), cv_folds=3)
+    assert inputs.n_jobs == 1
+    quick = Candidate(id="a1", name="quick", phase="draft", code=SLEEPY_FIT.format(seconds=0))
+    slow = Candidate(id="a2", name="slow", phase="draft", code=SLEEPY_FIT.format(seconds=2))
+    executor = Executor(sandbox, warm=True)
+    try:
+        assert executor.run(quick, inputs, tmp_path / "a1", 60.0)[0].backend == "warm"
+        result, measured = executor.permuted(slow, inputs, tmp_path / "control", 3.0)
+    finally:
+        executor.close()
+    assert result.backend == "warm" and result.status == "timeout" and measured is None
