@@ -32,20 +32,23 @@ def plan_summary(state: RunState, *, warm: bool = True, cores: int | None = None
     """What the person approves: candidates with their predicted time and memory, the
     metric, the budget and the dropped columns (JSON, so it crosses the server too).
 
-    A candidate's time is its first run as the person waits for it (its smoke run, then
-    its folds on the run's warm workers, `warm`); the run's is the budget when the
-    topology `searches` (the search takes what the candidates leave), else the
-    candidates' sum within the budget. `pace`: how much slower than alone jobs run on
-    this machine (default: as measured at the run's start, else read off its load now)."""
+    A candidate's time is its first run as the person waits for it (its smoke run, on
+    warm workers the first candidate's alone, then its folds on the run's warm workers,
+    `warm`); the run's is the budget when the topology `searches` (the search takes what
+    the candidates leave), else the candidates' sum within the budget. `pace`: how much
+    slower than alone jobs run on this machine (default: as measured at the run's start,
+    else read off its load now)."""
     inputs, profile, plan = state["inputs"], state["profile"], state["plan"]
     cores = cores or os.cpu_count() or 1
     workers = fold_workers(inputs.n_jobs, inputs.cv_folds, cores)
     pace = pace or state.get("pace") or machine_pace(cores, workers)
     candidates = []
-    for spec in plan.candidates:
+    for n, spec in enumerate(plan.candidates):
         guess = predict_resources(profile, spec, inputs.cv_folds, None, inputs.smoke_rows, [])
-        wall = pace * first_run_wall_s(profile, spec, inputs.cv_folds, inputs.smoke_rows,
-                                       workers, warm)
+        # on warm workers only the first candidate gets a smoke run (nodes.prevalidate)
+        smoke_rows = inputs.smoke_rows if n == 0 or not warm else 0
+        wall = pace * first_run_wall_s(profile, spec, inputs.cv_folds, smoke_rows, workers,
+                                       warm)
         candidates.append({"name": spec.name, "family": spec.family,
                            "rationale": spec.rationale, "predicted_wall_s": round(wall, 1),
                            "predicted_mem_mb": guess.peak_mem_mb})

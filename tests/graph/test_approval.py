@@ -34,7 +34,8 @@ def test_the_run_is_shown_as_the_budget_when_the_search_takes_the_rest(digits_st
     assert alone["predicted_wall_s"] == pytest.approx(min(planned, 60.0), abs=0.1)
 
 
-def test_a_candidate_is_its_smoke_run_and_its_folds_two_at_a_time(digits_state):
+def test_a_candidate_is_its_smoke_run_and_its_folds_two_at_a_time_the_first_alone_smoked(
+        digits_state):
     inputs, profile = digits_state["inputs"], digits_state["profile"]
     assert wants_smoke(profile, inputs.smoke_rows)  # 1,437 rows: a 300-row sample first
     assert not wants_smoke(profile, 0) and not wants_smoke(profile, profile.n_rows)
@@ -46,10 +47,15 @@ def test_a_candidate_is_its_smoke_run_and_its_folds_two_at_a_time(digits_state):
     assert 0 < no_smoke < warm < fresh  # each fresh fold job starts an interpreter
     # five folds: three rounds of two, or five rounds of one (two rounds more)
     assert one_at_a_time - warm == pytest.approx(no_smoke * 2 / 3, rel=1e-6)
-    shown = plan_summary(digits_state, cores=2, pace=1.0)["candidates"][1]
-    assert shown["predicted_wall_s"] == pytest.approx(warm, abs=0.05)
+    # on warm workers the first candidate's run starts them; the second's folds are forks
+    # of them, with no smoke run of its own (nodes.prevalidate)
+    first = first_run_wall_s(profile, SPECS[0], 5, inputs.smoke_rows, 2, warm=True)
+    shown = plan_summary(digits_state, cores=2, pace=1.0)["candidates"]
+    assert [c["predicted_wall_s"] for c in shown] == pytest.approx([first, no_smoke], abs=0.05)
     slower = plan_summary(digits_state, cores=2, pace=2.0)["candidates"][1]
-    assert slower["predicted_wall_s"] == pytest.approx(2 * warm, abs=0.1)
+    assert slower["predicted_wall_s"] == pytest.approx(2 * no_smoke, abs=0.1)
+    fresh_jobs = plan_summary(digits_state, cores=2, pace=1.0, warm=False)["candidates"][1]
+    assert fresh_jobs["predicted_wall_s"] == pytest.approx(fresh, abs=0.05)
 
 
 def test_excluded_families_accumulate_and_re_plan(tmp_path):

@@ -49,6 +49,26 @@ def test_a_search_winner_gets_no_smoke_run_and_a_plain_draft_does(tmp_path, sand
             assert update["smoke"]["a1"]["wall_s"] > 0 and "attempts" not in update
 
 
+@pytest.mark.slow
+def test_once_the_warm_workers_hold_the_folds_a_plain_draft_gets_no_smoke_run(
+        tmp_path, sandbox, digits):
+    inputs, profile = digits
+    settings = Settings(use_kb=False, warm_workers=True)  # the tests' default is off
+    runtime = Runtime(context=default_deps(settings, sandbox=sandbox))
+    executor, candidate = runtime.context.executor, _candidate(None)
+    state = {"current": candidate, "inputs": inputs, "profile": profile,
+             "candidates": {candidate.id: candidate}}
+    try:
+        assert "smoke" in nodes.prevalidate(state, runtime)  # the first: no workers yet
+        result, _ = executor.run(candidate, inputs, tmp_path / "a1", 60.0)
+        assert result.ok and result.backend == "warm"  # the first run started them
+        second = candidate.model_copy(update={"id": "a2"})
+        update = nodes.prevalidate({**state, "current": second}, runtime)
+        assert update == {}  # its folds are forks of them: no fresh job on a sample first
+    finally:
+        executor.close()
+
+
 def test_a_winners_trial_stands_in_for_the_smoke_run_in_its_prediction(digits):
     """The trial fitted the model on each fold's training rows: its slowest fold job is what
     the prediction scales from, not the 300-row sample's (absent) run."""
