@@ -65,20 +65,32 @@ def tail_s(state: RunState, refit_s: float, control_s: float) -> float:
     return refit_s + control + REPORT_S * (state.get("pace") or 1.0)
 
 
+def contender(state: RunState) -> Attempt | None:
+    """The candidate the run would choose now (the best score so far), whose tail the
+    reserve keeps; an ensemble that joins it pays for its other members (members_cost_s).
+    (The slowest one's was kept before: hotel_rates at 60 s kept 20 s for an extra-trees'
+    refit and control while a gradient boosting 0.02 r2 better was chosen, its tail took
+    8 s, and the run ended at 44 s with a vote that had not fitted.)"""
+    greater = get_metric(state["inputs"].metric).greater_is_better
+    scored = [a for a in _succeeded(state) if a.score is not None]
+    return max(scored, key=lambda a: a.score if greater else -a.score, default=None)
+
+
 def tail_now_s(state: RunState) -> float:
-    """What must follow the candidates for the slowest one so far, were it chosen: its
+    """What must follow the candidates for the one the run would choose now: its
     permutation control, its refit on all development rows and the report."""
     inputs = state["inputs"]
-    done = _succeeded(state)
-    slowest = max((a.fold_wall_s for a in done), default=0.0)
+    best = contender(state)
+    if best is None:
+        return tail_s(state, 0.0, 0.0)
     # the control's folds run as forks of the warm workers (a candidate's fits, `wall_s`)
     # or as one fold job (`fold_wall_s`, an interpreter's start included): the smaller
-    control = max((min(a.fold_wall_s, a.wall_s) for a in done), default=0.0)
-    refit = REFIT_SLACK * slowest
+    control = min(best.fold_wall_s, best.wall_s)
+    refit = REFIT_SLACK * best.fold_wall_s
     if inputs.cv_rows:  # the folds fitted a sample; the refit is meant for every row
-        refit = max([refit] + [rows.refit_s(state["profile"].n_rows, a.fold_wall_s,
-                                            rows.train_rows(inputs.cv_rows, inputs.cv_folds),
-                                            rows.fixed_s(a)) for a in done])
+        refit = max(refit, rows.refit_s(state["profile"].n_rows, best.fold_wall_s,
+                                        rows.train_rows(inputs.cv_rows, inputs.cv_folds),
+                                        rows.fixed_s(best)))
     return tail_s(state, refit, control)
 
 
@@ -226,14 +238,17 @@ def members_cost_s(state: RunState, members: list[Attempt], runs: int) -> float:
     """What an ensemble of these members costs beyond the reserve: `runs` times each
     member's fits on the run's folds (0 for a vote, scored from their stored out-of-fold
     predictions, as a stacking's level-2 model is; 1 for a consensus of clusterings), and in
-    its refit, one job, and its permutation control the fits of all but the largest member
-    (the reserve holds that one's fold job, the job's start included). A member's one fit is
-    its run's time per round of folds, not its fold job's time, which holds a fresh
-    interpreter's start (attrition at load 4: fits of 2.4 s, a fold job of 7.3 s); counting
-    that start once per member kept penguins' ensembles from running."""
+    its refit, one job, and its permutation control the fits of all its members but the
+    contender (the reserve holds that one's fold job, the job's start included). A member's
+    one fit is its run's time per round of folds, not its fold job's time, which holds a
+    fresh interpreter's start (attrition at load 4: fits of 2.4 s, a fold job of 7.3 s);
+    counting that start once per member kept penguins' ensembles from running."""
     rounds = math.ceil(state["inputs"].cv_folds / PARALLEL_FOLDS)
     fits = [m.wall_s / rounds for m in members]
-    others = sum(fits) - max(fits, default=0.0)
+    best = contender(state)
+    held = next((f for m, f in zip(members, fits, strict=True)
+                 if best is not None and m.id == best.id), 0.0)
+    others = sum(fits) - held
     return runs * sum(m.wall_s for m in members) + \
         tail_s(state, REFIT_SLACK * others, others) - tail_s(state, 0.0, 0.0)
 
@@ -243,16 +258,17 @@ def after_search_s(state: RunState) -> float:
     members (a stacking costs as much: its level-2 model is learnt from the stored
     predictions). A vote fits nothing before its refit, and the search's winners adopt
     their trials, so this is the members' share of the refit and the control. The winners
-    are members too and not known yet: each member is costed like the costliest of the
-    best so far. (Cost as they were, the best three left 13 of 22 votes at 60 s out for
-    time; a vote that still does not fit is made smaller, Ensembler.fitting_vote.)"""
+    are members too and not known yet: each member but the best so far (the reserve holds
+    its tail) is costed like the costliest of the best so far. (Cost as they were, the
+    best three left 13 of 22 votes at 60 s out for time; a vote that still does not fit is
+    made smaller, Ensembler.fitting_vote.)"""
     greater = get_metric(state["inputs"].metric).greater_is_better
     best = sorted((a for a in _succeeded(state) if a.phase != "ensemble"),
                   key=lambda a: a.score or 0.0, reverse=greater)[:ENSEMBLE_MEMBERS]
     if not best:
         return 0.0
     costliest = max(best, key=lambda a: a.wall_s)
-    return members_cost_s(state, [costliest] * ENSEMBLE_MEMBERS, runs=0)
+    return members_cost_s(state, best[:1] + [costliest] * (ENSEMBLE_MEMBERS - 1), runs=0)
 
 
 def ensemble_cost_s(state: RunState, proposal: EnsembleProposal) -> float:
