@@ -15,6 +15,7 @@ from pipesmith.agents.repair.patches.editing import (
     find_calls,
     message_text,
     replace_nodes,
+    with_keyword,
 )
 from pipesmith.agents.schemas import Diagnosis
 
@@ -43,9 +44,7 @@ def follow_advice(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | 
         target = live.call_target(tree, call)
         if target is None or name not in live.parameters(target):
             continue
-        call.keywords = [k for k in call.keywords if k.arg != name] + [
-            ast.keyword(name, ast.parse(value, mode="eval").body)]
-        edits.append((call, ast.unparse(call)))
+        edits.append((call, with_keyword(call, name, value)))
     return replace_nodes(code, edits[:1]) if edits else None
 
 
@@ -74,9 +73,7 @@ def positive_label_from_classes(code: str, diagnosis: Diagnosis,
             call.func, "id", getattr(call.func, "attr", "")))
         if target is None or "pos_label" not in live.parameters(target):
             continue
-        call.keywords = [k for k in call.keywords if k.arg != "pos_label"] + [
-            ast.keyword("pos_label", ast.Constant(label))]
-        edits.append((call, ast.unparse(call)))
+        edits.append((call, with_keyword(call, "pos_label", ast.Constant(label))))
     return replace_nodes(code, edits) if edits else None
 
 

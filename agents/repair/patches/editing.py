@@ -222,6 +222,14 @@ def edit_keyword(code: str, tree: ast.Module, callee: str | None, keyword: str,
 
 
 
+def with_keyword(call: ast.Call, name: str, value: ast.expr | str) -> str:
+    """The call's source with `name=value` in place of any `name=` it passes (`value`: a
+    node, or the source of an expression)."""
+    node = ast.parse(value, mode="eval").body if isinstance(value, str) else value
+    call.keywords = [k for k in call.keywords if k.arg != name] + [ast.keyword(name, node)]
+    return ast.unparse(call)
+
+
 def quote(code: str, tree: ast.Module, node: ast.AST) -> str:
     """The quote for a string literal written at `node`: inside an f-string (`print(f"...
     {f1_score(y, p)}")`), the one the f-string does not use (Python before 3.12 cannot

@@ -32,6 +32,7 @@ from pipesmith.agents.repair.patches.editing import (
     find_calls,
     message_text,
     replace_nodes,
+    with_keyword,
 )
 from pipesmith.agents.schemas import Diagnosis
 
@@ -68,12 +69,6 @@ def _takes(tree: ast.Module, call: ast.Call, name: str, frames: set[str]) -> boo
     return isinstance(call.func, ast.Attribute) and call.func.attr in frames
 
 
-def _set_keyword(code: str, tree: ast.Module, call: ast.Call, name: str, value: str) -> str:
-    call.keywords = [k for k in call.keywords if k.arg != name] + [
-        ast.keyword(name, ast.parse(value, mode="eval").body)]
-    return replace_nodes(code, [(call, ast.unparse(call))])
-
-
 def drop_keyword(code: str, name: str, line: int | None) -> str | None:
     """`name=` dropped from the call passing it at the failing line, else the first call
     passing it."""
@@ -99,7 +94,7 @@ def flip_stated_flag(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str
     frames = _frames(diagnosis)
     for call in calls_at_line(tree, diagnosis.line):
         if _takes(tree, call, name, frames):
-            return _set_keyword(code, tree, call, name, value)
+            return replace_nodes(code, [(call, with_keyword(call, name, value))])
     return None
 
 
@@ -133,7 +128,7 @@ def other_option(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | N
             continue
         if current in options:
             other = options[1 - options.index(current)]
-            return _set_keyword(code, tree, call, name, repr(other))
+            return replace_nodes(code, [(call, with_keyword(call, name, repr(other)))])
     return None
 
 
@@ -232,7 +227,7 @@ def metric_labels(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | 
         if target is None or "labels" not in live.parameters(target) or \
                 any(k.arg == "labels" for k in call.keywords):
             continue
-        return _set_keyword(code, tree, call, "labels", labels)
+        return replace_nodes(code, [(call, with_keyword(call, "labels", labels))])
     return None
 
 
