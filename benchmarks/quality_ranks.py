@@ -41,7 +41,8 @@ def main(out: Path) -> None:
     spec, budget = record["specs"], record["budget_s"]
     rows = lines(out / "results.jsonl")
     score = scores(out)
-    supervised = [d for d in spec if spec[d]["task"] != "clustering"]
+    ran = {r["dataset"] for r in rows}  # a resumed eval's record names every dataset asked
+    supervised = [d for d in spec if spec[d]["task"] != "clustering" and d in ran]
     seeds = sorted({r["seed"] for r in rows})
     jobs = [(d, s) for d in supervised for s in seeds if (d, s, "pipesmith") in score]
     job_rank, per_seed = defaultdict(list), defaultdict(lambda: defaultdict(list))
