@@ -71,9 +71,11 @@ def contender(state: RunState) -> Attempt | None:
     (The slowest one's was kept before: hotel_rates at 60 s kept 20 s for an extra-trees'
     refit and control while a gradient boosting 0.02 r2 better was chosen, its tail took
     8 s, and the run ended at 44 s with a vote that had not fitted.)"""
-    greater = get_metric(state["inputs"].metric).greater_is_better
     scored = [a for a in _succeeded(state) if a.score is not None]
-    return max(scored, key=lambda a: a.score if greater else -a.score, default=None)
+    if not scored:  # none yet, or plain scripts (`pipesmith repair`: no metric, no score)
+        return None
+    greater = get_metric(state["inputs"].metric).greater_is_better
+    return max(scored, key=lambda a: a.score if greater else -a.score)
 
 
 def tail_now_s(state: RunState) -> float:

@@ -38,6 +38,11 @@ def test_a_run_keeps_the_reserve_for_the_refit_once_a_model_exists():
     rmse["inputs"] = rmse["inputs"].model_copy(update={"metric": "rmse"})  # lower is better
     assert budget.contender(rmse).id == "a2"
     assert budget.reserve_s(rmse) == 1.5 * 30.0 + 30.0 + budget.REPORT_S
+    # a plain script (`pipesmith repair`) has no metric and no score: no contender, the floor
+    script = state(attempts=[slow.model_copy(update={"score": None, "script": True})])
+    script["inputs"] = script["inputs"].model_copy(update={"metric": "none"})
+    assert budget.contender(script) is None
+    assert budget.reserve_s(script) == 0.1 * script["inputs"].budget_s
     # and the time outside nodes counts like any node's
     outside = state(attempts=[slow], elapsed=40.0)
     outside["timings"]["outside nodes"] = 5.0
