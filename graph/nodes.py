@@ -443,8 +443,6 @@ def stop_repair(state: RunState, runtime: Runtime[Deps]) -> dict:
     return {"stop_reason": why_stopped(state)}
 
 
-
-
 def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     """Optuna search after the portfolio: its winners join the plan as candidates, to be
     drafted, checked, scored, repaired and ensembled like any other; a winner whose trial
@@ -573,8 +571,6 @@ def report(state: RunState, runtime: Runtime[Deps]) -> dict:
     return {"attempts": rejected, "ensemble": outcome, "refit": refitted,
             "permutation_controls": controls, "report_path": str(path),
             "outcome": outcome_of(path)}
-
-
 
 
 def controlled(state: RunState, runtime: Runtime[Deps], final: Attempt | None,

@@ -69,7 +69,6 @@ def sandbox_for(settings: Settings, deps):
     return None if deps is not None else sandbox_from_settings(settings)
 
 
-
 def llm_config(settings: Settings):
     """The checked LLM configuration of LLM-mode settings; InputError says what is wrong."""
     from pipesmith.agents.llm.config import from_settings

@@ -29,7 +29,6 @@ INVALID = re.compile(r"Invalid parameter '?(\w+)'? for estimator (\w+)\(")
 STEP = re.compile(r"\('(\w+)', (\w+)\(")
 
 
-
 def follow_advice(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
     """"... or set shuffle=True" (or torch's "with `weights_only` set to `False`"): the
     call at the failing line whose installed signature takes that parameter gets it

@@ -178,7 +178,6 @@ def add_num_class(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | 
     return replace_nodes(code, edits) if edits else None
 
 
-
 EXPECTING_TYPE = re.compile(r"Expecting data to be an? (\w+) object")
 
 

@@ -145,8 +145,6 @@ def drop_leaky_columns(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> s
     return wrap_returns(code, "_pipesmith_drop", _DROP_HELPER, repr(ctx.leaky_columns))
 
 
-
-
 # --- manual encoding, splits and metrics (mostly in plain training scripts) ----------------
 
 

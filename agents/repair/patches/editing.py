@@ -23,7 +23,6 @@ class RepairContext:
     column_kinds: dict[str, str] = field(default_factory=dict)  # column -> numeric/categorical/...
 
 
-
 def offsets(code: str, node: ast.AST) -> tuple[int, int]:
     """Character offsets of a node (AST columns are UTF-8 byte offsets)."""
     lines = code.splitlines(keepends=True)
@@ -218,8 +217,6 @@ def edit_keyword(code: str, tree: ast.Module, callee: str | None, keyword: str,
             call.keywords = [kw for kw in call.keywords if kw.arg != keyword]
         edits.append((call, ast.unparse(call)))
     return replace_nodes(code, edits) if edits else None
-
-
 
 
 def with_keyword(call: ast.Call, name: str, value: ast.expr | str) -> str:

@@ -38,7 +38,6 @@ NO_SUPER = re.compile(r"before Module\.__init__\(\) call|call `?super\(\)\.__ini
 WORD = re.compile(r"\b[A-Za-z_]\w{2,}\b")
 
 
-
 def set_parameter(code: str, name: str, value: str, line: int | None) -> str | None:
     """`name=value` where the script sets `name` (at the failing line first), else on the
     call there (or anywhere) whose installed signature takes it."""

@@ -51,7 +51,6 @@ FRAME = re.compile(r'File "[^"]*", line \d+, in ([\w.]+)')
 FLOAT_CALLS = {"round", "floor", "ceil", "sqrt", "log", "log2", "exp", "mean", "median"}
 
 
-
 def _frames(diagnosis: Diagnosis) -> set[str]:
     """The functions the traceback's last frames name (library frames included)."""
     return {name.rsplit(".", 1)[-1] for name in FRAME.findall(message_text(diagnosis))}

@@ -111,8 +111,6 @@ def remove_network_access(code: str, diagnosis: Diagnosis, ctx: RepairContext) -
     return replace_nodes(code, [(stmt, "pass") for stmt in doomed]) if doomed else None
 
 
-
-
 def lift_lambdas(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
     """Lambdas cannot be pickled, and the fitted model is: each lambda whose body uses only
     its own arguments and module-level names becomes a module-level function."""

@@ -30,7 +30,6 @@ def _loss_names(tree: ast.Module) -> set[str]:
             for t in n.targets if isinstance(t, ast.Name)}
 
 
-
 def targets_from_zero(code: str, diagnosis: Diagnosis, ctx: RepairContext) -> str | None:
     """"Target K is out of bounds" from a cross-entropy loss: the classes are numbered from 1
     (K is the number of outputs), so the loss at the failing line (else every such loss) is
