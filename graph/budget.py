@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from pipesmith.agents.ensembler.agent import best_attempt
 from pipesmith.agents.ensembler.compose import VOTES
 from pipesmith.agents.executor import PARALLEL_FOLDS
 from pipesmith.agents.schemas import Attempt, EnsembleProposal
@@ -66,16 +67,16 @@ def tail_s(state: RunState, refit_s: float, control_s: float) -> float:
 
 
 def contender(state: RunState) -> Attempt | None:
-    """The candidate the run would choose now (the best score so far), whose tail the
-    reserve keeps; an ensemble that joins it pays for its other members (members_cost_s).
-    (The slowest one's was kept before: hotel_rates at 60 s kept 20 s for an extra-trees'
-    refit and control while a gradient boosting 0.02 r2 better was chosen, its tail took
-    8 s, and the run ended at 44 s with a vote that had not fitted.)"""
+    """The candidate the run would choose now, as the report chooses (best_attempt: the
+    best score, but a search winner only when clearly better than the planned ones), whose
+    tail the reserve keeps; an ensemble that joins it pays for its other members
+    (members_cost_s). (The slowest one's was kept before: hotel_rates at 60 s kept 20 s for
+    an extra-trees' refit and control while a gradient boosting 0.02 r2 better was chosen,
+    its tail took 8 s, and the run ended at 44 s with a vote that had not fitted.)"""
     scored = [a for a in _succeeded(state) if a.score is not None]
     if not scored:  # none yet, or plain scripts (`pipesmith repair`: no metric, no score)
         return None
-    greater = get_metric(state["inputs"].metric).greater_is_better
-    return max(scored, key=lambda a: a.score if greater else -a.score)
+    return best_attempt(scored, state["inputs"].metric)
 
 
 def tail_now_s(state: RunState) -> float:
