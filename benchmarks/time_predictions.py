@@ -84,7 +84,10 @@ def shown_and_taken(spec, data: Path, budget_s: float, seed: int, folder: Path) 
             taken = first.wall_s + first.smoke_s
             implied = None if first.smoke_s else (taken / pace - bare["predicted_wall_s"]) \
                 / rounds
-            rows.append((f"{spec.name}: {new['name']}", old["predicted_wall_s"],
+            # a model the pre-validator shrank ran smaller than the plan shown (its
+            # predicted bound did not fit the time left): say so beside its row
+            shrunk = " (shrunk before it ran)" if first.resource_adjustment else ""
+            rows.append((f"{spec.name}: {new['name']}{shrunk}", old["predicted_wall_s"],
                          new["predicted_wall_s"], taken, implied))
     rows.append((f"{spec.name}: the run", before["predicted_wall_s"], now["predicted_wall_s"],
                  ended, None))

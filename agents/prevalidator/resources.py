@@ -71,26 +71,50 @@ class ResourcePrediction(BaseModel):
 SIZE_KEYWORDS = ("n_estimators", "min_samples_leaf", "epochs", "batch_size")
 
 
+def literal_keywords(code: str) -> dict[str, list]:
+    """Each keyword the code passes a literal to (a number, a string, a tuple of numbers),
+    with every value it passes; {} for code that does not parse."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return {}
+    found: dict[str, list] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg is not None:
+            try:
+                value = ast.literal_eval(node.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            found.setdefault(node.arg, []).append(value)
+    return found
+
+
 def sized_from_code(spec: CandidateSpec | None, code: str) -> CandidateSpec | None:
     """The spec with the model-size parameters the code actually passes: the code that
     runs, not the plan, decides the cost."""
     if spec is None:
         return None
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return spec
     found = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg in SIZE_KEYWORDS and \
-                isinstance(node.value, ast.Constant) and isinstance(node.value.value, int):
-            found[node.arg] = max(found.get(node.arg, 0), node.value.value)
-        if isinstance(node, ast.keyword) and node.arg == "hidden":
-            try:
-                found["hidden"] = tuple(int(w) for w in ast.literal_eval(node.value))
-            except (ValueError, TypeError, SyntaxError):
-                pass
+    for name, values in literal_keywords(code).items():
+        ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+        if name in SIZE_KEYWORDS and ints:
+            found[name] = max(ints)
+        if name == "hidden":
+            widths = [v for v in values if isinstance(v, (tuple, list))
+                      and all(isinstance(w, int) for w in v)]
+            if widths:
+                found["hidden"] = tuple(widths[-1])
     return spec.model_copy(update={"params": {**spec.params, **found}}) if found else spec
+
+
+def as_coded(spec: CandidateSpec, code: str) -> CandidateSpec:
+    """The spec with its parameters as the code passes them, where it passes one literal
+    value: a resource shrink edits the code that runs, not the plan (a random forest
+    planned with 300 trees fits 100 after shrink_model)."""
+    found = literal_keywords(code)
+    coded = {name: found[name][0] for name in spec.params
+             if len(set(map(repr, found.get(name, [])))) == 1}
+    return spec.model_copy(update={"params": {**spec.params, **coded}})
 
 
 def feature_cells(profile: DataProfile) -> float:

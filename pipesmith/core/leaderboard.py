@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from pipesmith.agents.prevalidator.resources import as_coded
 from pipesmith.agents.schemas import Attempt, EnsembleOutcome, RefitOutcome
 from pipesmith.core.metrics import get_metric, is_better
 from pipesmith.graph.state import RunState
@@ -104,7 +105,8 @@ def _lineage_row(lineage: list[Attempt], candidates: dict, final: Attempt | None
         name=name, family="ensemble" if is_ensemble else (spec.family if spec else
                                                           shown.candidate),
         source="ensemble" if is_ensemble else "candidate", status=shown.status,
-        attempts=[a.id for a in lineage], params=params_digest(spec.params) if spec else "",
+        attempts=[a.id for a in lineage],
+        params=params_digest(as_coded(spec, candidate.code).params) if spec else "",
         cv_mean=shown.score if shown.succeeded else None,
         cv_std=shown.cv_std if shown.succeeded else None, time_s=round(shown.wall_s, 3),
         test_score=refit.test_score if chosen and refit else None, chosen=chosen,

@@ -108,3 +108,26 @@ def test_a_family_the_person_excluded_says_so():
     row = next(r for r in rows if r.family == "hist_gradient_boosting")
     assert (row.status, row.why_not_chosen) == ("not_planned",
                                                 "not planned: the person excluded it")
+
+
+def test_a_row_shows_the_parameters_the_code_ran_with_not_the_plans():
+    """The pre-validator shrinks a model whose predicted time does not fit (shrink_model
+    edits the code): its row shows the 100 trees that were fitted, not the 300 planned."""
+    from pipesmith.agents.repair.patches.resources import shrink_model
+
+    planned = CandidateSpec(name="random_forest", family="random_forest",
+                            params={"n_estimators": 300, "min_samples_leaf": 1})
+    code = ("from sklearn.ensemble import RandomForestRegressor\n\n\n"
+            "def build_pipeline(task):\n"
+            "    return RandomForestRegressor(n_estimators=300, min_samples_leaf=1, "
+            "n_jobs=task['n_jobs'])\n")
+    shrunk = shrink_model(code, None, None)
+    ran = state(elapsed=10.0)
+    ran["candidates"]["a2"] = Candidate(id="a2", name="random_forest", phase="draft",
+                                        code=shrunk, spec=planned)
+    ran["attempts"]["a2"] = ran["attempts"]["a2"].model_copy(update={"candidate": "random_forest"})
+    rows = build_leaderboard(ran, ran["attempts"]["a1"], EnsembleOutcome(strategy="single"),
+                             None, not_run_reason(ran))
+    assert "n_estimators=100" in shrunk
+    assert next(r for r in rows if r.attempts == ["a2"]).params == \
+        "min_samples_leaf=1, n_estimators=100"
