@@ -174,6 +174,15 @@ def fits_another(state: RunState) -> bool:
     return costs[len(costs) // 2] < left_before_reserve(state)
 
 
+def fits_s(state: RunState) -> float | None:
+    """What the candidates' runs so far took for their folds' fits (the mean), smoke runs
+    left out: on the run's warm workers, about what a search trial at full share costs
+    before the search has measured one."""
+    runs = [a.wall_s for a in _succeeded(state)
+            if a.phase != "ensemble" and a.adopted_trial is None]
+    return sum(runs) / len(runs) if runs else None
+
+
 def run_timeout(state: RunState, wall_bound_s: float | None = None) -> float:
     """A run's time limit: the time left (at least MIN_RUN_TIMEOUT_S) within the run's
     per-run limit and, when its wall time was predicted, a generous multiple of the bound

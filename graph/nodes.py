@@ -489,7 +489,8 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
         warm=get_topology(runtime.context.topology).warm_start,
         portfolio=[(c.family, c.params) for c in plan_.candidates[done:]],
         workers=fold_workers(inputs.n_jobs, PARALLEL_FOLDS, runtime.context.executor.cores),
-        pool=warm.pool if warm else None, folds=warm.files if warm else None)
+        pool=warm.pool if warm else None, folds=warm.files if warm else None,
+        trial_s=budget.fits_s(state) if warm else None)
     specs = []
     for result in winners:
         family = get_family(inputs.task_type, result.family)
