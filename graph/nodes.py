@@ -245,7 +245,8 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
             candidate, adjustment = candidate.model_copy(update={"code": shrunk}), "shrink_model"
             save_code(state, candidate)
     memory_mb = int(min(inputs.memory_mb, max(MEMORY_LIMIT_FLOOR_MB, prediction.mem_bound_mb)))
-    timeout = budget.run_timeout(state, prediction.wall_bound_s)
+    timeout = budget.fold_timeout(state, fold_workers(
+        inputs.n_jobs, inputs.cv_folds, runtime.context.executor.cores), prediction.wall_bound_s)
     workdir = attempt_dir(state, candidate)
     result, metrics = runtime.context.executor.run(candidate, inputs, workdir, timeout,
                                                    memory_mb=memory_mb)
