@@ -1,6 +1,8 @@
 """An A/B of two `pipesmith eval` folders run side by side (the same datasets, seeds and
 budget, two commits): each job's test score in both, paired by dataset and seed, where
-each run ended, and the ensemble its report chose (strategy, and kept or why not).
+each run ended, and the ensemble its report chose (strategy, and kept or why not); per
+arm, the runs that ended in 90-105% of the budget and the search winners that could adopt
+their trial.
 
     python benchmarks/ab_pairs.py BEFORE_DIR AFTER_DIR
 """
@@ -32,6 +34,25 @@ def ensemble(out: Path, dataset: str, seed: int) -> str:
     return "?"
 
 
+def search_winners(out: Path, dataset: str, seed: int) -> int | None:
+    """How many of the run's search winners could adopt their trial (None: no search)."""
+    for path in (out / "jobs" / f"{dataset}__full__s{seed}").glob("**/report.json"):
+        found = json.loads(path.read_text()).get("search") or {}
+        return len(found["adoptable"]) if "adoptable" in found else None
+    return None
+
+
+def arm_summary(name: str, out: Path, found: dict, keys: list) -> str:
+    """Where the arm's runs ended against the budget (90-105%), and its search winners."""
+    budget = json.loads((out / "eval.json").read_text())["budget_s"]
+    walls = [found[k]["wall_s"] / budget for k in keys]
+    adoptable = [n for n in (search_winners(out, *k) for k in keys) if n is not None]
+    return (f"{name}: {sum(0.9 <= w <= 1.05 for w in walls)} runs in 90-105% of the budget, "
+            f"{sum(w > 1.05 for w in walls)} over, {sum(w < 0.9 for w in walls)} under; "
+            f"adoptable search winners per search {statistics.mean(adoptable or [0]):.2f}, "
+            f"searches with none {adoptable.count(0)} of {len(adoptable)}")
+
+
 def _score(value: float | None) -> str:
     return "failed" if value is None else f"{value:.4f}"
 
@@ -54,6 +75,8 @@ def main(before: Path, after: Path) -> None:
               f"same {tally['same']}; mean test score before "
               f"{statistics.mean(a[k]['score'] or 0 for k in pairs):.4f}, after "
               f"{statistics.mean(b[k]['score'] or 0 for k in pairs):.4f}")
+        print(arm_summary("before", before, a, pairs))
+        print(arm_summary("after", after, b, pairs))
 
 
 if __name__ == "__main__":

@@ -33,7 +33,8 @@ CONTROL_EXTRA_S = 10.0  # fold job, plus this (a fit on shuffled labels may grow
 MIN_CONTROL_S = 5.0  # ... and within the budget, but never less than this
 MIN_EXPLAIN_S = 2.0  # the refit's explanations get what the budget leaves, at least this
 
-MIN_RUN_TIMEOUT_S = 5.0
+MIN_RUN_TIMEOUT_S = 5.0  # a run past the budget still gets this, to say why it failed ...
+MIN_SHARED_S = 1.0  # ... but once a model exists, all of a candidate's folds get this at least
 MIN_PREDICTED_TIMEOUT_S = 30.0  # never time a run out sooner than this, ...
 TIMEOUT_SLACK = 3.0  # ... or than this many times the predicted wall-time bound
 
@@ -200,13 +201,15 @@ def fold_timeout(state: RunState, workers: int, wall_bound_s: float | None = Non
     candidate's folds together, so folds that wait for a free worker share it (deliveries
     at 60 s, one worker: an extra trees drafted after the search ran five folds of 2.3 s
     under a 7.1 s limit each, and the run ended at 62 s), as the control's folds do
-    (control_timeout_s). The first candidate keeps the whole limit per fold: a valid model
-    first."""
+    (control_timeout_s). A candidate started at the reserve (a repair routed with a second
+    left) is cut in a second, not given MIN_RUN_TIMEOUT_S (ames at 60 s: a repair of a timed
+    out random forest ran 5 s past the reserve). The first candidate keeps the whole limit
+    per fold: a valid model first."""
     timeout = run_timeout(state, wall_bound_s)
     if not _succeeded(state):
         return timeout
     rounds = math.ceil(state["inputs"].cv_folds / max(1, workers))
-    return min(timeout, max(run_time_left(state), MIN_RUN_TIMEOUT_S) / rounds)
+    return min(timeout, max(run_time_left(state), MIN_SHARED_S) / rounds)
 
 
 @dataclass(frozen=True)

@@ -92,9 +92,11 @@ def test_once_a_model_exists_a_candidates_folds_share_the_time_left():
     # and never more than the run's own limit (a multiple of its predicted bound)
     assert budget.fold_timeout(later, workers=5, wall_bound_s=1.0) == pytest.approx(
         min(left, budget.MIN_PREDICTED_TIMEOUT_S))
-    # past the reserve: the floor, shared too
+    # past the reserve (a repair routed with a second left): cut in a second, not given
+    # the floor a run without a model gets to say why it failed
     late = state(attempts=[done], elapsed=59.0)
-    assert budget.fold_timeout(late, workers=1) == pytest.approx(budget.MIN_RUN_TIMEOUT_S / 5)
+    assert budget.run_timeout(late) == budget.MIN_RUN_TIMEOUT_S
+    assert budget.fold_timeout(late, workers=1) == pytest.approx(budget.MIN_SHARED_S / 5)
 
 
 def test_the_search_leaves_time_for_one_winner_or_does_not_start():
