@@ -33,8 +33,7 @@ CONTROL_EXTRA_S = 10.0  # fold job, plus this (a fit on shuffled labels may grow
 MIN_CONTROL_S = 5.0  # ... and within the budget, but never less than this
 MIN_EXPLAIN_S = 2.0  # the refit's explanations get what the budget leaves, at least this
 
-MIN_RUN_TIMEOUT_S = 5.0  # a run past the budget still gets this, to say why it failed ...
-MIN_SHARED_S = 1.0  # ... but once a model exists, all of a candidate's folds get this at least
+MIN_RUN_TIMEOUT_S = 5.0
 MIN_PREDICTED_TIMEOUT_S = 30.0  # never time a run out sooner than this, ...
 TIMEOUT_SLACK = 3.0  # ... or than this many times the predicted wall-time bound
 
@@ -175,15 +174,6 @@ def fits_another(state: RunState) -> bool:
     return costs[len(costs) // 2] < left_before_reserve(state)
 
 
-def fits_s(state: RunState) -> float | None:
-    """What the candidates' runs so far took for their folds' fits (the mean), smoke runs
-    left out: on the run's warm workers, about what a search trial at full share costs
-    before the search has measured one."""
-    runs = [a.wall_s for a in _succeeded(state)
-            if a.phase != "ensemble" and a.adopted_trial is None]
-    return sum(runs) / len(runs) if runs else None
-
-
 def run_timeout(state: RunState, wall_bound_s: float | None = None) -> float:
     """A run's time limit: the time left (at least MIN_RUN_TIMEOUT_S) within the run's
     per-run limit and, when its wall time was predicted, a generous multiple of the bound
@@ -193,23 +183,6 @@ def run_timeout(state: RunState, wall_bound_s: float | None = None) -> float:
     if wall_bound_s is not None:
         timeout = min(timeout, max(MIN_PREDICTED_TIMEOUT_S, TIMEOUT_SLACK * wall_bound_s))
     return timeout
-
-
-def fold_timeout(state: RunState, workers: int, wall_bound_s: float | None = None) -> float:
-    """A candidate's limit per fold job, its folds run `workers` at a time: the run's limit
-    (run_timeout). Once a model exists, the time left before the reserve bounds all of the
-    candidate's folds together, so folds that wait for a free worker share it (deliveries
-    at 60 s, one worker: an extra trees drafted after the search ran five folds of 2.3 s
-    under a 7.1 s limit each, and the run ended at 62 s), as the control's folds do
-    (control_timeout_s). A candidate started at the reserve (a repair routed with a second
-    left) is cut in a second, not given MIN_RUN_TIMEOUT_S (ames at 60 s: a repair of a timed
-    out random forest ran 5 s past the reserve). The first candidate keeps the whole limit
-    per fold: a valid model first."""
-    timeout = run_timeout(state, wall_bound_s)
-    if not _succeeded(state):
-        return timeout
-    rounds = math.ceil(state["inputs"].cv_folds / max(1, workers))
-    return min(timeout, max(run_time_left(state), MIN_SHARED_S) / rounds)
 
 
 @dataclass(frozen=True)

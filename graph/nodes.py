@@ -245,8 +245,7 @@ def execute(state: RunState, runtime: Runtime[Deps]) -> dict:
             candidate, adjustment = candidate.model_copy(update={"code": shrunk}), "shrink_model"
             save_code(state, candidate)
     memory_mb = int(min(inputs.memory_mb, max(MEMORY_LIMIT_FLOOR_MB, prediction.mem_bound_mb)))
-    timeout = budget.fold_timeout(state, fold_workers(
-        inputs.n_jobs, inputs.cv_folds, runtime.context.executor.cores), prediction.wall_bound_s)
+    timeout = budget.run_timeout(state, prediction.wall_bound_s)
     workdir = attempt_dir(state, candidate)
     result, metrics = runtime.context.executor.run(candidate, inputs, workdir, timeout,
                                                    memory_mb=memory_mb)
@@ -490,8 +489,7 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
         warm=get_topology(runtime.context.topology).warm_start,
         portfolio=[(c.family, c.params) for c in plan_.candidates[done:]],
         workers=fold_workers(inputs.n_jobs, PARALLEL_FOLDS, runtime.context.executor.cores),
-        pool=warm.pool if warm else None, folds=warm.files if warm else None,
-        trial_s=budget.fits_s(state) if warm else None)
+        pool=warm.pool if warm else None, folds=warm.files if warm else None)
     specs = []
     for result in winners:
         family = get_family(inputs.task_type, result.family)

@@ -344,9 +344,7 @@ class Search:
                  code_for: Callable[[str], str], metric: str, seed: int, folder: Path,
                  n_rows: int, warm: list[tuple[str, dict]] | None = None,
                  batch: int = BATCH, shares: tuple[float, ...] | None = None,
-                 spaces: dict[str, dict] | None = None, trial_s: float | None = None) -> None:
-        """`trial_s`: what a full-share trial is expected to cost before any has run (the
-        run's candidates' fits on the same folds), so the first bracket is sized too."""
+                 spaces: dict[str, dict] | None = None) -> None:
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -366,7 +364,7 @@ class Search:
             direction="maximize" if self.greater else "minimize", sampler=sampler)
         self.results: list[TrialResult] = []
         self.failures: dict[str, int] = {}
-        self.trial_wall = trial_s  # wall seconds per trial at full share, so far
+        self.trial_wall: float | None = None  # wall seconds per trial at full share, so far
         self.started = time.monotonic()
         for family, params in warm or []:
             if family in self.families:
@@ -383,26 +381,21 @@ class Search:
         return trial, family, suggest(trial, family, self.spaces)
 
     def bracket(self, deadline: float) -> list[TrialResult]:
-        """One bracket: a batch at the lowest share, the best 1/ETA promoted to the next
-        (only as many as the time left can finish there). Returns the results at full
-        share."""
-        cap = min(self.batch, FIRST_BATCH) if not self.results else self.batch
-        size, shares = bracket_plan(deadline - time.monotonic(), self.trial_wall, cap,
-                                    self.shares)
-        if size < 1:
-            return []
+        """One bracket: a batch at the lowest share, the best 1/ETA promoted to the next.
+        Returns the results at full share."""
+        left = deadline - time.monotonic()
+        size = min(self.batch, FIRST_BATCH)  # until a bracket has measured what a trial costs
+        if self.trial_wall:  # cost aware: only as many trials as the time left can finish
+            size = min(self.batch, int(0.8 * left / (self.trial_wall * sum(self.shares))))
+            if size < 1:
+                return []
         asked = [a for a in (self._ask() for _ in range(size)) if a is not None]
         if not asked:
             return []
         alive = asked
         finished: list[TrialResult] = []
-        for rung, share in enumerate(shares):
+        for rung, share in enumerate(self.shares):
             left = deadline - time.monotonic()
-            if rung and self.trial_wall:  # the best first: the rest would not finish
-                fits = int(left / (self.trial_wall * share))
-                for trial, _, _ in alive[fits:]:
-                    self.study.tell(trial, state=_states().PRUNED)
-                alive = alive[:fits]
             if left < 2.0 or not alive:
                 for trial, _, _ in alive:
                     self.study.tell(trial, state=_states().PRUNED)
@@ -410,8 +403,8 @@ class Search:
             results = self._evaluate(alive, share, left)
             ranked = sorted((r for r in results if r.score is not None),
                             key=lambda r: r.score, reverse=self.greater)
-            last = rung == len(shares) - 1
-            keep = [r.number for r in ranked[:max(1, math.ceil(len(alive) / ETA))]]
+            last = rung == len(self.shares) - 1
+            keep = {r.number for r in ranked[:max(1, math.ceil(len(alive) / ETA))]}
             next_alive = []
             for (trial, family, params), result in zip(alive, results, strict=True):
                 if result.score is None:
@@ -426,7 +419,7 @@ class Search:
                 else:
                     trial.report(result.score, rung)
                     self.study.tell(trial, state=_states().PRUNED)
-            alive = sorted(next_alive, key=lambda a: keep.index(a[0].number))
+            alive = next_alive
         return finished
 
     def _evaluate(self, alive, share: float, left: float) -> list[TrialResult]:
@@ -438,8 +431,8 @@ class Search:
         began = time.monotonic()
         got = self.runner.run(batches, self.folder / "jobs", began + left)
         per_trial = (time.monotonic() - began) / len(alive) / share
-        self.trial_wall = per_trial if not self.results else \
-            0.5 * self.trial_wall + 0.5 * per_trial  # a prior (trial_s) gives way at once
+        self.trial_wall = per_trial if self.trial_wall is None else \
+            0.5 * self.trial_wall + 0.5 * per_trial
         now = round(time.monotonic() - self.started, 3)
         out = []
         for trial, family, params in alive:
@@ -484,22 +477,6 @@ class Search:
                 "families": self.families, "curve": self.curve(),
                 "best": [r.record() for r in self.best(3)],
                 "seconds": round(time.monotonic() - self.started, 2)}
-
-
-def bracket_plan(left: float, trial_s: float | None, cap: int,
-                 shares: tuple[float, ...]) -> tuple[int, tuple[float, ...]]:
-    """How many trials a bracket asks for, and at which shares: as many as 80% of the time
-    left can finish at `trial_s` a full-share trial (`cap`, and at most `cap`, before any
-    cost is known). Successive halving only when the bracket holds ETA trials or more:
-    with fewer it promotes one, and its low rung is time taken from that one (deliveries
-    at 60 s: four trials at 0.3 took the search's 14 s, none reached the full share, so
-    no winner could be adopted, and none ran)."""
-    if not trial_s:
-        return cap, shares
-    size = min(cap, int(0.8 * left / (trial_s * sum(shares))))
-    if size >= ETA or len(shares) == 1:
-        return size, shares
-    return min(cap, int(0.8 * left / trial_s)), (1.0,)
 
 
 def _states():
@@ -581,14 +558,12 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
                coder, prevalidator, deadline: float, folder: Path,
                n_winners: int = WINNERS, warm: bool = True, folds: Folds | None = None,
                workers: int = 2, portfolio: list[tuple[str, dict]] | None = None,
-               plan: SearchPlan | None = None, pool=None,
-               trial_s: float | None = None) -> tuple[list[TrialResult], dict]:
+               plan: SearchPlan | None = None, pool=None) -> tuple[list[TrialResult], dict]:
     """Search until `deadline` (time.monotonic()); the best trials (one per learner) and a
     summary for the report. `plan`: the learners and their spaces (by default the plan's
     learners and the installed boosting ones, with the default spaces). The trials' code
     is checked once per learner before any runs. `pool` and `folds`: the run's warm
-    workers and their fold files (agents/warm_folds.py), so no worker starts here.
-    `trial_s`: a full-share trial's expected cost before any has run (Search)."""
+    workers and their fold files (agents/warm_folds.py), so no worker starts here."""
     from pipesmith.agents.families.registry import get_family
     from pipesmith.agents.prevalidator.agent import blocking
     from pipesmith.agents.schemas import CandidateSpec
@@ -625,7 +600,7 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
                          metric=inputs.metric, seed=inputs.seed, memory_mb=inputs.memory_mb,
                          disk_mb=inputs.disk_mb, workers=workers, pool=pool)
     search = Search(runner, list(codes), codes.__getitem__, inputs.metric, inputs.seed,
-                    folder, profile.n_rows, warm=configs, spaces=plan.spaces, trial_s=trial_s)
+                    folder, profile.n_rows, warm=configs, spaces=plan.spaces)
     try:
         search.run(deadline)
     finally:  # the workers' jobs end on their own: the budget does not wait for them

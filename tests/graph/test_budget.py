@@ -77,28 +77,6 @@ def test_a_run_times_out_at_a_multiple_of_its_predicted_bound_within_the_time_le
     assert budget.run_timeout(state(elapsed=70.0)) == budget.MIN_RUN_TIMEOUT_S
 
 
-def test_once_a_model_exists_a_candidates_folds_share_the_time_left():
-    # no model yet: each fold may take the run's whole limit (a valid model first)
-    first = state(elapsed=10.0)
-    assert budget.fold_timeout(first, workers=1) == budget.run_timeout(first)
-    done = attempt("a1").model_copy(update={"fold_wall_s": 2.0, "wall_s": 5.0})
-    later = state(attempts=[done], elapsed=40.0)
-    folds, left = later["inputs"].cv_folds, budget.run_time_left(later)
-    assert folds == 5 and left > budget.MIN_RUN_TIMEOUT_S
-    # the folds that wait for a free worker share the time left before the reserve
-    assert budget.fold_timeout(later, workers=1) == pytest.approx(left / 5)
-    assert budget.fold_timeout(later, workers=2) == pytest.approx(left / 3)
-    assert budget.fold_timeout(later, workers=5) == pytest.approx(left)
-    # and never more than the run's own limit (a multiple of its predicted bound)
-    assert budget.fold_timeout(later, workers=5, wall_bound_s=1.0) == pytest.approx(
-        min(left, budget.MIN_PREDICTED_TIMEOUT_S))
-    # past the reserve (a repair routed with a second left): cut in a second, not given
-    # the floor a run without a model gets to say why it failed
-    late = state(attempts=[done], elapsed=59.0)
-    assert budget.run_timeout(late) == budget.MIN_RUN_TIMEOUT_S
-    assert budget.fold_timeout(late, workers=1) == pytest.approx(budget.MIN_SHARED_S / 5)
-
-
 def test_the_search_leaves_time_for_one_winner_or_does_not_start():
     run = attempt("a1").model_copy(update={"wall_s": 10.0, "fold_wall_s": 2.0})
     early = state(attempts=[run], elapsed=10.0, budget=300.0)

@@ -65,35 +65,6 @@ def test_successive_halving_promotes_the_best_third(iris, sandbox, tmp_path):
     assert finished[0].number == max(low, key=lambda r: r.score).number
 
 
-def test_a_bracket_is_sized_to_the_time_left_and_halves_only_with_enough_trials():
-    from pipesmith.agents.search.runner import bracket_plan
-
-    assert bracket_plan(100.0, None, 4, (0.3, 1.0)) == (4, (0.3, 1.0))  # no cost known yet
-    assert bracket_plan(100.0, 5.0, 6, (0.3, 1.0)) == (6, (0.3, 1.0))
-    assert bracket_plan(60.0, 5.0, 6, (0.3, 1.0)) == (6, (0.3, 1.0))
-    # deliveries at 60 s: 16 s left, 7.2 s a candidate's folds: one trial at 0.3 and one
-    # promoted would take 9.4 s; two at the full share take 14.4 s and both can be adopted
-    assert bracket_plan(16.0, 7.2, 4, (0.3, 1.0)) == (1, (1.0,))
-    assert bracket_plan(20.0, 7.2, 4, (0.3, 1.0)) == (2, (1.0,))
-    assert bracket_plan(20.0, 30.0, 4, (0.3, 1.0)) == (0, (1.0,))
-    assert bracket_plan(20.0, 7.2, 4, (1.0,)) == (2, (1.0,))
-
-
-def test_a_bracket_too_short_to_halve_runs_its_trials_at_the_full_share(iris, sandbox, tmp_path):
-    search, _ = _search(iris, sandbox, tmp_path, ["logistic_regression"], shares=(0.3, 1.0),
-                        trial_s=40.0)
-    finished = search.bracket(time.monotonic() + 60)  # one trial's 40 s fit in 80% of 60 s
-    assert len(finished) == 1 and [r.share for r in search.results] == [1.0]
-    assert finished[0].status == "ok" and finished[0].oof  # whole: a winner may adopt it
-
-
-def test_a_bracket_with_no_time_for_one_trial_runs_nothing(iris, sandbox, tmp_path):
-    search, _ = _search(iris, sandbox, tmp_path, ["logistic_regression"], shares=(0.3, 1.0),
-                        trial_s=100.0)
-    assert search.bracket(time.monotonic() + 60) == []
-    assert search.results == [] and search.runner.jobs_run == 0
-
-
 def test_failing_trials_are_recorded_and_their_learner_dropped(iris, sandbox, tmp_path):
     broken = "def build_pipeline(task):\n    raise ValueError('no model today')\n"
     search, _ = _search(iris, sandbox, tmp_path, ["logistic_regression"], batch=3,
