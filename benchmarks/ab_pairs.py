@@ -25,21 +25,27 @@ def rows(out: Path) -> dict[tuple[str, int], dict]:
     return found
 
 
+def report(out: Path, dataset: str, seed: int) -> dict | None:
+    """The job's report.json (None: the job wrote none)."""
+    for path in (out / "jobs" / f"{dataset}__full__s{seed}").glob("**/report.json"):
+        return json.loads(path.read_text())
+    return None
+
+
 def ensemble(out: Path, dataset: str, seed: int) -> str:
     """The run's ensemble outcome in a few words, from its report (absent: '?')."""
-    for path in (out / "jobs" / f"{dataset}__full__s{seed}").glob("**/report.json"):
-        chosen = json.loads(path.read_text()).get("ensemble") or {}
-        why = "kept" if chosen.get("kept") else (chosen.get("reason") or "-")[:28]
-        return f"{chosen.get('strategy', '-')} ({why})"
-    return "?"
+    found = report(out, dataset, seed)
+    if found is None:
+        return "?"
+    chosen = found.get("ensemble") or {}
+    why = "kept" if chosen.get("kept") else (chosen.get("reason") or "-")[:28]
+    return f"{chosen.get('strategy', '-')} ({why})"
 
 
 def search_winners(out: Path, dataset: str, seed: int) -> int | None:
     """How many of the run's search winners could adopt their trial (None: no search)."""
-    for path in (out / "jobs" / f"{dataset}__full__s{seed}").glob("**/report.json"):
-        found = json.loads(path.read_text()).get("search") or {}
-        return len(found["adoptable"]) if "adoptable" in found else None
-    return None
+    search = (report(out, dataset, seed) or {}).get("search") or {}
+    return len(search["adoptable"]) if "adoptable" in search else None
 
 
 def arm_summary(name: str, out: Path, found: dict, keys: list) -> str:
