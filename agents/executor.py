@@ -10,7 +10,6 @@ candidate. The predictions come back and are checked and scored here, outside th
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import stat
@@ -46,6 +45,12 @@ def fold_workers(n_jobs: int, n_jobs_queued: int, cores: int) -> int:
     run's CPU allowance (n_jobs), so a benchmark that grants every system one core gives
     pipesmith one too."""
     return min(PARALLEL_FOLDS, n_jobs_queued, max(1, n_jobs)) if cores >= 2 else 1
+
+
+def fold_rounds(n_folds: int, workers: int) -> int:
+    """Rounds of fits that `n_folds` folds take on `workers` workers: a candidate's run time
+    is about this many of its fits (five folds: 3 rounds on two workers, 5 on one)."""
+    return -(-n_folds // max(1, workers))
 
 
 class Executor:
@@ -192,7 +197,7 @@ class Executor:
         threads = max(1, inputs.n_jobs // workers)
         # `timeout_s` bounds the whole control; folds that wait for a free worker share it
         # (leaf_flavia at 300 s, one worker: two folds of 45 s each ran 91 s of a 45 s limit)
-        timeout_s = timeout_s / math.ceil(len(jobs) / workers)
+        timeout_s = timeout_s / fold_rounds(len(jobs), workers)
         started = time.perf_counter()
         fitted = warm.fit(candidate, jobs, timeout_s, workers, permute_seeds=seeds) \
             if warm is not None else None
@@ -329,7 +334,7 @@ class Executor:
         except referee.ContractViolation as exc:
             return f"the referee rejected the vote's predictions: {exc}"[:300]
         # what its refit fits: the slowest member's fold job and one fit of each other one
-        rounds = -(-len(folds) // PARALLEL_FOLDS)
+        rounds = fold_rounds(len(folds), fold_workers(inputs.n_jobs, len(folds), self.cores))
         fits = [m.wall_s / rounds for m in members]
         metrics["fold_wall_s"] = round(max(m.fold_wall_s for m in members)
                                        + sum(fits) - max(fits), 3)

@@ -7,13 +7,13 @@ without a graph (tests/graph/test_budget.py).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from pipesmith.agents.ensembler.agent import best_attempt
 from pipesmith.agents.ensembler.compose import VOTES
-from pipesmith.agents.executor import PARALLEL_FOLDS
+from pipesmith.agents.executor import PARALLEL_FOLDS, fold_rounds
 from pipesmith.agents.schemas import Attempt, EnsembleProposal
+from pipesmith.core import permutation
 from pipesmith.core.metrics import get_metric
 from pipesmith.graph import rows
 from pipesmith.graph.state import RunState, elapsed_s
@@ -245,15 +245,19 @@ def members_cost_s(state: RunState, members: list[Attempt], runs: int) -> float:
     contender (the reserve holds that one's fold job, the job's start included). A member's
     one fit is its run's time per round of folds, not its fold job's time, which holds a
     fresh interpreter's start (attrition at load 4: fits of 2.4 s, a fold job of 7.3 s);
-    counting that start once per member kept penguins' ensembles from running."""
-    rounds = math.ceil(state["inputs"].cv_folds / PARALLEL_FOLDS)
-    fits = [m.wall_s / rounds for m in members]
+    counting that start once per member kept penguins' ensembles from running. The rounds
+    are the run's: under n_jobs 1 its folds run one at a time, five rounds, not three (at
+    three, 17 of 66 votes at 60 s were left out as too costly), and the control's two
+    folds run in two rounds."""
+    workers = state.get("fold_workers") or PARALLEL_FOLDS
+    fits = [m.wall_s / fold_rounds(state["inputs"].cv_folds, workers) for m in members]
     best = contender(state)
     held = next((f for m, f in zip(members, fits, strict=True)
                  if best is not None and m.id == best.id), 0.0)
     others = sum(fits) - held
+    control = fold_rounds(permutation.FOLDS, workers) * others
     return runs * sum(m.wall_s for m in members) + \
-        tail_s(state, REFIT_SLACK * others, others) - tail_s(state, 0.0, 0.0)
+        tail_s(state, REFIT_SLACK * others, control) - tail_s(state, 0.0, 0.0)
 
 
 def after_search_s(state: RunState) -> float:

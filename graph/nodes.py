@@ -82,8 +82,9 @@ def profile(state: RunState, runtime: Runtime[Deps]) -> dict:
     inputs = state["inputs"]
     frame = pd.read_parquet(inputs.data_path)
     cores = runtime.context.executor.cores if runtime.context is not None else 1
+    workers = fold_workers(inputs.n_jobs, inputs.cv_folds, cores)
     return {"profile": profile_table(frame, inputs.target, inputs.task_type),
-            "pace": machine_pace(cores, fold_workers(inputs.n_jobs, inputs.cv_folds, cores))}
+            "pace": machine_pace(cores, workers), "fold_workers": workers}
 
 
 def retrieve(state: RunState, runtime: Runtime[Deps]) -> dict:

@@ -88,6 +88,7 @@ class RunState(TypedDict, total=False):
     outcome: dict[str, Any]  # status, scores, final candidate: set by the report node
     profile: DataProfile
     pace: float  # how many times slower than alone a job ran at the run's start (its load)
+    fold_workers: int  # a candidate's folds fitted at once (fold_workers: 1 under n_jobs 1)
     past_runs: list[PastRun]
     examples: list[CodeExample]  # code of similar successful past runs, for the coder
     plan: Plan
@@ -116,7 +117,7 @@ def fresh_run(inputs: RunInputs, approval_asked: bool) -> dict[str, Any]:
     return {
         "inputs": inputs, "approve_plan": None, "approval_asked": approval_asked,
         "approval_note": None, "approved": False, "outcome": None, "profile": None,
-        "pace": None,
+        "pace": None, "fold_workers": None,
         "past_runs": None, "examples": None, "plan": None, "next_index": 0, "current": None,
         "candidates": Overwrite({}), "attempts": Overwrite({}), "smoke": Overwrite({}),
         "search": None, "proposal": None, "ensemble": None, "refit": None,

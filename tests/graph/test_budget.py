@@ -134,6 +134,11 @@ def test_an_ensemble_runs_only_when_its_members_and_refit_fit():
     # is the reserve's, once)
     assert budget.ensemble_cost_s(state(attempts=[a, b]), caruana) == \
         pytest.approx((1.5 + 1) * 4.0 / 3)
+    # under n_jobs 1 a run fits its folds one at a time: 4 s was five fits, not three,
+    # and the control's two folds are two rounds (at three rounds, 17 of 66 votes at 60 s
+    # were left out as too costly)
+    one_worker = {**state(attempts=[a, b]), "fold_workers": 1}
+    assert budget.ensemble_cost_s(one_worker, caruana) == pytest.approx((1.5 + 2) * 4.0 / 5)
     # stacking's level-2 model is learnt from the same stored predictions: no member runs
     # again, it costs what the vote costs
     stacking = caruana.model_copy(update={"strategy": "stacking"})
