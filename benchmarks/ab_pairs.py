@@ -1,8 +1,8 @@
 """An A/B of two `pipesmith eval` folders run side by side (the same datasets, seeds and
 budget, two commits): each job's test score in both, paired by dataset and seed, where
 each run ended, and the ensemble its report chose (strategy, and kept or why not); per
-arm, the runs that ended in 90-105% of the budget and the search winners that could adopt
-their trial.
+arm, the runs that ended in 90-105% of the budget, the ensembles left out because their
+members' cost did not fit, and the search winners that could adopt their trial.
 
     python benchmarks/ab_pairs.py BEFORE_DIR AFTER_DIR
 """
@@ -49,12 +49,16 @@ def search_winners(out: Path, dataset: str, seed: int) -> int | None:
 
 
 def arm_summary(name: str, out: Path, found: dict, keys: list) -> str:
-    """Where the arm's runs ended against the budget (90-105%), and its search winners."""
+    """Where the arm's runs ended against the budget (90-105%), its ensembles left out for
+    cost, and its search winners."""
     budget = json.loads((out / "eval.json").read_text())["budget_s"]
     walls = [found[k]["wall_s"] / budget for k in keys]
     adoptable = [n for n in (search_winners(out, *k) for k in keys) if n is not None]
+    costly = sum("members' cost" in (((report(out, *k) or {}).get("ensemble") or {})
+                                     .get("reason") or "") for k in keys)
     return (f"{name}: {sum(0.9 <= w <= 1.05 for w in walls)} runs in 90-105% of the budget, "
             f"{sum(w > 1.05 for w in walls)} over, {sum(w < 0.9 for w in walls)} under; "
+            f"ensembles left out for their members' cost {costly}; "
             f"adoptable search winners per search {statistics.mean(adoptable or [0]):.2f}, "
             f"searches with none {adoptable.count(0)} of {len(adoptable)}")
 
