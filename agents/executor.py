@@ -47,12 +47,6 @@ def fold_workers(n_jobs: int, n_jobs_queued: int, cores: int) -> int:
     return min(PARALLEL_FOLDS, n_jobs_queued, max(1, n_jobs)) if cores >= 2 else 1
 
 
-def fold_rounds(n_folds: int, workers: int) -> int:
-    """Rounds of fits that `n_folds` folds take on `workers` workers: a candidate's run time
-    is about this many of its fits (five folds: 3 rounds on two workers, 5 on one)."""
-    return -(-n_folds // max(1, workers))
-
-
 class Executor:
     def __init__(self, sandbox: Sandbox, cores: int | None = None, warm: bool = False) -> None:
         self.sandbox = sandbox
@@ -197,7 +191,7 @@ class Executor:
         threads = max(1, inputs.n_jobs // workers)
         # `timeout_s` bounds the whole control; folds that wait for a free worker share it
         # (leaf_flavia at 300 s, one worker: two folds of 45 s each ran 91 s of a 45 s limit)
-        timeout_s = timeout_s / fold_rounds(len(jobs), workers)
+        timeout_s = timeout_s / referee.fold_rounds(len(jobs), workers)
         started = time.perf_counter()
         fitted = warm.fit(candidate, jobs, timeout_s, workers, permute_seeds=seeds) \
             if warm is not None else None
@@ -334,7 +328,8 @@ class Executor:
         except referee.ContractViolation as exc:
             return f"the referee rejected the vote's predictions: {exc}"[:300]
         # what its refit fits: the slowest member's fold job and one fit of each other one
-        rounds = fold_rounds(len(folds), fold_workers(inputs.n_jobs, len(folds), self.cores))
+        workers = fold_workers(inputs.n_jobs, len(folds), self.cores)
+        rounds = referee.fold_rounds(len(folds), workers)
         fits = [m.wall_s / rounds for m in members]
         metrics["fold_wall_s"] = round(max(m.fold_wall_s for m in members)
                                        + sum(fits) - max(fits), 3)

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 from pipesmith.agents.ensembler.agent import best_attempt
 from pipesmith.agents.ensembler.compose import VOTES
-from pipesmith.agents.executor import PARALLEL_FOLDS, fold_rounds
+from pipesmith.agents.executor import PARALLEL_FOLDS
 from pipesmith.agents.schemas import Attempt, EnsembleProposal
 from pipesmith.core import permutation
 from pipesmith.core.metrics import get_metric
+from pipesmith.core.referee import fold_rounds
 from pipesmith.graph import rows
 from pipesmith.graph.state import RunState, elapsed_s
 

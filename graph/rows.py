@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pipesmith.core.referee import HOLDOUT_SHARE
+from pipesmith.core.referee import HOLDOUT_SHARE, fold_rounds
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def cv_rows(n_rows: int, time_s: float, fold_s: Callable[[int], float],
     and of the refit on `rows`. All rows when their folds and refit fit in the time;
     otherwise the most rows whose folds take at most `cv_share` of it (never fewer than
     `min_rows`)."""
-    rounds = math.ceil(folds / max(workers, 1))
+    rounds = fold_rounds(folds, workers)
 
     def cv(rows: int) -> float:
         return rounds * fold_s(train_rows(rows, folds))

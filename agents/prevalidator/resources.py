@@ -24,6 +24,7 @@ from pipesmith.agents.families.registry import (
     backend_of,
 )
 from pipesmith.agents.schemas import CandidateSpec, DataProfile
+from pipesmith.core.referee import fold_rounds
 
 BASE_MB = 230.0  # Python with pandas, NumPy and scikit-learn imported (measured here)
 BASE_S = 2.2  # the harness's start-up: interpreter and imports (measured here)
@@ -238,7 +239,7 @@ def first_run_wall_s(profile: DataProfile, spec: CandidateSpec | None, cv_folds:
     fit = boosting_scale(profile, spec) * (analytic(profile, spec, 0, rows=train_rows)[1]
                                            - analytic(profile, spec, 0, rows=1)[1])
     job = WARM_JOB_S if warm else analytic(profile, spec, 0, rows=1)[1]
-    return smoke + math.ceil(cv_folds / max(workers, 1)) * (job + FIT_FIXED_S + fit)
+    return smoke + fold_rounds(cv_folds, workers) * (job + FIT_FIXED_S + fit)
 
 
 # Boosting grows one tree per class each round, and the families' fit_seconds_per_mcell

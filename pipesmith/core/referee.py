@@ -127,6 +127,12 @@ def choose_folds(n_rows: int, budget_s: float, requested: int = DEFAULT_FOLDS,
     return k if k >= 2 else 1
 
 
+def fold_rounds(n_folds: int, workers: int) -> int:
+    """Rounds of fits that `n_folds` folds take on `workers` workers: a candidate's run time
+    is about this many of its fits (five folds: 3 rounds on two workers, 5 on one)."""
+    return -(-n_folds // max(1, workers))
+
+
 def folds_within(k: int, time_left_s: float, fold_wall_s, refit_s: float,
                  workers: int) -> int:
     """The most folds, from `k` down to 2, whose cross-validation (`fold_wall_s(folds)`
@@ -135,7 +141,7 @@ def folds_within(k: int, time_left_s: float, fold_wall_s, refit_s: float,
     if k <= 2:
         return k
     for folds in range(k, 2, -1):
-        if math.ceil(folds / workers) * fold_wall_s(folds) + refit_s <= time_left_s:
+        if fold_rounds(folds, workers) * fold_wall_s(folds) + refit_s <= time_left_s:
             return folds
     return 2
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -29,6 +28,7 @@ from pipesmith.agents.planner.profiler import profile_table
 from pipesmith.agents.prevalidator.agent import Prevalidator
 from pipesmith.agents.schemas import Attempt, Candidate, Diagnosis, Plan, RunInputs
 from pipesmith.core.llm_report import LLMSummary, llm_summary
+from pipesmith.core.referee import fold_rounds
 from pipesmith.core.versions import library_versions
 from pipesmith.errors import InputError
 from pipesmith.graph.budget import RESERVE_SHARE
@@ -113,7 +113,7 @@ def loop_budget_s(rounds: int, timeout_s: float, mode: str, cv_folds: int,
     module's fold jobs run up to PARALLEL_FOLDS at a time, no more than n_jobs), plus the
     routing's reserve."""
     at_once = max(1, min(PARALLEL_FOLDS, n_jobs))
-    per_round = timeout_s * (math.ceil(cv_folds / at_once) if mode == "module" else 1)
+    per_round = timeout_s * (fold_rounds(cv_folds, at_once) if mode == "module" else 1)
     return (rounds + 1) * per_round / (1 - RESERVE_SHARE)
 
 
