@@ -503,7 +503,9 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     # win (they were the search's first trials too), drafted while time is left.
     rest = [c for c in plan_.candidates[done:] if c.family not in {s.family for s in specs}]
     notes = [*plan_.notes, f"search: {summary['trials']} trials, {len(specs)} winners"]
-    return {"search": summary, **llm_spent(runtime),
+    # a search that took the rest left the time after it to the ensemble (budget.py)
+    took_the_rest = warm is not None and budget.WARM_SEARCH_TAKES_THE_REST
+    return {"search": {**summary, "took_the_rest": took_the_rest}, **llm_spent(runtime),
             "plan": Plan(candidates=[*plan_.candidates[:done], *specs, *rest], notes=notes)}
 
 

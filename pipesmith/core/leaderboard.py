@@ -223,7 +223,13 @@ def _ranked(rows: list[LeaderboardRow], metric: str) -> list[LeaderboardRow]:
 
 def not_run_reason(state: RunState) -> str:
     """Why routing drafted no more planned candidates (graph/routing.py's next_step)."""
-    from pipesmith.graph.budget import fits_another, has_time
+    from pipesmith.graph.budget import (
+        fits_another,
+        has_time,
+        kept_for_ensemble_s,
+        left_before_reserve,
+        run_cost_s,
+    )
     from pipesmith.graph.routing import has_llm_budget
 
     if not has_llm_budget(state):
@@ -231,5 +237,7 @@ def not_run_reason(state: RunState) -> str:
     if not has_time(state):
         return "time budget: the time left was kept for the refit and the report"
     if not fits_another(state):
+        if kept_for_ensemble_s(state) and run_cost_s(state) < left_before_reserve(state):
+            return "time budget: the time left was kept for the ensemble after the search"
         return "time budget: a candidate costs more than the time that was left"
     return "the run went on to the ensemble before reaching it"

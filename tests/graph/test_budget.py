@@ -305,3 +305,33 @@ def test_a_search_winner_that_adopted_its_trial_is_not_a_run_to_cost():
     # at 50 s (4 s left) the median of the runs (10 s) does not fit, though the median
     # with the adopted winners counted (0.5 s) would
     assert not budget.fits_another(state(attempts=[run, *adopted], elapsed=50.0))
+
+
+def test_after_a_warm_search_the_planned_candidates_leave_the_ensembles_time():
+    """hotel_rates at 60 s, every seed: the warm search kept time for a vote after it, then
+    the planned candidates it left (ridge, random forest, extra trees: 6-10 s) ran in that
+    time, and the vote was left out for its members' cost."""
+    run = attempt("a1").model_copy(update={"wall_s": 6.0, "fold_wall_s": 2.0})
+    winner = attempt("a2", score=0.6).model_copy(update={"wall_s": 9.0, "fold_wall_s": 3.0,
+                                                        "adopted_trial": 4})
+
+    def after_search(elapsed, took_the_rest=True):
+        return state(attempts=[run, winner], elapsed=elapsed,
+                     search={"trials": 30, "took_the_rest": took_the_rest})
+
+    now = after_search(38.0)
+    # the contender is the winner: its tail (1.5 x 3 s refit, 3 s control, 1.5 s report:
+    # 9 s) is over the reserve's floor (6 s); a vote of three like the costliest (two more
+    # fits of 9 s over three rounds: 2.5 times each) costs 15 s beyond it
+    assert budget.reserve_s(now) == pytest.approx(9.0)
+    assert budget.after_search_s(now) == pytest.approx((1.5 + 1) * 2 * 9.0 / 3)
+    assert budget.kept_for_ensemble_s(now) == pytest.approx(15.0)
+    # 13 s before the reserve: a planned run of 6 s fitted before; now it does not, as
+    # it would leave the vote 7 s of its 15 s
+    assert budget.left_before_reserve(now) == pytest.approx(13.0)
+    assert not budget.fits_another(now)
+    assert budget.fits_another(after_search(38.0, took_the_rest=False))
+    # with time for both, it runs
+    assert budget.fits_another(after_search(28.0))
+    # before any search, nothing is kept
+    assert budget.kept_for_ensemble_s(state(attempts=[run, winner], elapsed=38.0)) == 0.0
