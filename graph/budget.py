@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipesmith.agents.ensembler.agent import best_attempt
+from pipesmith.agents.ensembler.agent import SEARCHED, best_attempt
 from pipesmith.agents.ensembler.compose import VOTES
 from pipesmith.agents.executor import PARALLEL_FOLDS
 from pipesmith.agents.schemas import Attempt, EnsembleProposal
@@ -295,6 +295,33 @@ def after_search_s(state: RunState) -> float:
         return 0.0
     costliest = max(best, key=lambda a: a.wall_s)
     return members_cost_s(state, best[:1] + [costliest] * (ENSEMBLE_MEMBERS - 1), runs=0)
+
+
+def winners_growth_s(state: RunState, winners: list[Attempt]) -> float:
+    """How much more the time after a warm search must hold once these winners join (as
+    the attempts their adoption makes, winner_attempt): a winner that becomes the
+    contender brings its own tail, and the vote's members are costed like the costliest
+    of the best, winners included. after_search_s is sized on the best at the search's
+    start; tuned winners often cost more (boston at 60 s: a tuned CatBoost of 2.4 s against
+    the HGB's 0.9 s; the vote was left out 0.4 s short of its 0.9 s at the least)."""
+    grown = {**state, "attempts": {**(state.get("attempts") or {}),
+                                   **{w.id: w for w in winners}}}
+    return max(0.0, after_search_s(grown) + reserve_s(grown)
+               - after_search_s(state) - reserve_s(state))
+
+
+def winner_attempt(trial, workers: int) -> Attempt | None:
+    """A search trial (agents/search/runner.py's TrialResult) that fitted every fold at the
+    full share, as the attempt its adoption will make, with the times Executor.adopt
+    records (its slowest fold's fit; its fits over the run's workers). None otherwise."""
+    walls = [measured.get("wall_s") or measured.get("fit_s") or 0.0
+             for measured, _ in trial.folds.values()]
+    if trial.share != 1.0 or trial.score is None or not walls:
+        return None
+    return Attempt(id=f"trial{trial.number}", parent=None,
+                   candidate=f"{trial.family}{SEARCHED}", phase="draft", status="ok",
+                   score=trial.score, adopted_trial=trial.number, fold_wall_s=max(walls),
+                   wall_s=max(max(walls), sum(walls) / max(1, workers)))
 
 
 def ensemble_cost_s(state: RunState, proposal: EnsembleProposal) -> float:

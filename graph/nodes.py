@@ -477,6 +477,13 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     # the learners and their spaces: the defaults offline; in LLM mode, the model's
     # proposal, checked against the installed estimators
     deadline = time.monotonic() + seconds  # the model's proposal is part of the search
+    took_the_rest = warm is not None and budget.WARM_SEARCH_TAKES_THE_REST
+    workers = fold_workers(inputs.n_jobs, PARALLEL_FOLDS, runtime.context.executor.cores)
+
+    def end_for(best) -> float:  # the time after the search grows with its winners' cost
+        joined = [a for a in (budget.winner_attempt(r, workers) for r in best) if a]
+        return deadline - budget.winners_growth_s(state, joined)
+
     plan_families = [c.family for c in plan_.candidates]
     defaults = search_families(plan_families, inputs.task_type, profile.n_rows)
     search_plan = runtime.context.planner.search_plan(inputs, profile, defaults)
@@ -489,8 +496,8 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
         folder=Path(inputs.out_dir) / "search", n_winners=n_winners,
         warm=get_topology(runtime.context.topology).warm_start,
         portfolio=[(c.family, c.params) for c in plan_.candidates[done:]],
-        workers=fold_workers(inputs.n_jobs, PARALLEL_FOLDS, runtime.context.executor.cores),
-        pool=warm.pool if warm else None, folds=warm.files if warm else None)
+        workers=workers, pool=warm.pool if warm else None,
+        folds=warm.files if warm else None, end_for=end_for if took_the_rest else None)
     specs = []
     for result in winners:
         family = get_family(inputs.task_type, result.family)
@@ -504,7 +511,6 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     rest = [c for c in plan_.candidates[done:] if c.family not in {s.family for s in specs}]
     notes = [*plan_.notes, f"search: {summary['trials']} trials, {len(specs)} winners"]
     # a search that took the rest left the time after it to the ensemble (budget.py)
-    took_the_rest = warm is not None and budget.WARM_SEARCH_TAKES_THE_REST
     return {"search": {**summary, "took_the_rest": took_the_rest}, **llm_spent(runtime),
             "plan": Plan(candidates=[*plan_.candidates[:done], *specs, *rest], notes=notes)}
 

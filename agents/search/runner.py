@@ -447,12 +447,18 @@ class Search:
             out.append(result)
         return out
 
-    def run(self, deadline: float) -> None:
+    def run(self, deadline: float,
+            end_for: Callable[[list[TrialResult]], float] | None = None) -> None:
+        """Brackets until `deadline`; `end_for(winners so far)`, when given, may bring the
+        end forward between brackets (what the time after the search must hold grows
+        with what its winners cost)."""
         while deadline - time.monotonic() > 3.0:
             before = len(self.results)
             self.bracket(deadline)
             if len(self.results) == before:  # nothing could run: learners dropped, no time
                 break
+            if end_for is not None:
+                deadline = min(deadline, end_for(self.best(WINNERS)))
 
     def best(self, n: int, distinct: bool = True) -> list[TrialResult]:
         return best_trials(self.results, n, self.greater, distinct)
@@ -558,12 +564,15 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
                coder, prevalidator, deadline: float, folder: Path,
                n_winners: int = WINNERS, warm: bool = True, folds: Folds | None = None,
                workers: int = 2, portfolio: list[tuple[str, dict]] | None = None,
-               plan: SearchPlan | None = None, pool=None) -> tuple[list[TrialResult], dict]:
+               plan: SearchPlan | None = None, pool=None,
+               end_for: Callable[[list[TrialResult]], float] | None = None,
+               ) -> tuple[list[TrialResult], dict]:
     """Search until `deadline` (time.monotonic()); the best trials (one per learner) and a
     summary for the report. `plan`: the learners and their spaces (by default the plan's
     learners and the installed boosting ones, with the default spaces). The trials' code
     is checked once per learner before any runs. `pool` and `folds`: the run's warm
-    workers and their fold files (agents/warm_folds.py), so no worker starts here."""
+    workers and their fold files (agents/warm_folds.py), so no worker starts here.
+    `end_for`: brings the deadline forward as the winners become known (Search.run)."""
     from pipesmith.agents.families.registry import get_family
     from pipesmith.agents.prevalidator.agent import blocking
     from pipesmith.agents.schemas import CandidateSpec
@@ -602,7 +611,7 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
     search = Search(runner, list(codes), codes.__getitem__, inputs.metric, inputs.seed,
                     folder, profile.n_rows, warm=configs, spaces=plan.spaces)
     try:
-        search.run(deadline)
+        search.run(deadline, end_for)
     finally:  # the workers' jobs end on their own: the budget does not wait for them
         runner.close(wait_s=0.5)
     start_s = runner.pool.startup_s / max(1, runner.pool.starts) if runner.pool else 0.0

@@ -335,3 +335,35 @@ def test_after_a_warm_search_the_planned_candidates_leave_the_ensembles_time():
     assert budget.fits_another(after_search(28.0))
     # before any search, nothing is kept
     assert budget.kept_for_ensemble_s(state(attempts=[run, winner], elapsed=38.0)) == 0.0
+
+
+def test_a_warm_search_keeps_more_time_after_it_as_costlier_winners_join():
+    """boston at 60 s: the time after the search was sized on an HGB of 0.9 s; the tuned
+    CatBoost that won took 2.4 s, became the contender with a longer tail, and no vote fitted."""
+    from pipesmith.agents.search.runner import TrialResult
+
+    hgb = attempt("a1").model_copy(update={"wall_s": 0.9, "fold_wall_s": 1.7})
+    now = state(attempts=[hgb], elapsed=10.0)
+
+    def trial(walls, score=0.6, share=1.0):
+        return TrialResult(number=20, family="catboost", params={}, share=share, status="ok",
+                           score=score, folds={k: ({"wall_s": w}, {}) for k, w in
+                                               enumerate(walls)})
+
+    # a trial's adoption: its slowest fold, its fits over the workers
+    cheap = budget.winner_attempt(trial([1.0] * 5), workers=2)
+    assert (cheap.fold_wall_s, cheap.wall_s, cheap.adopted_trial) == (1.0, 2.5, 20)
+    assert budget.winner_attempt(trial([1.0] * 5, share=0.3), workers=2) is None
+    # before: a vote of three like the HGB, 1.5 s (two more fits of 0.3 s, 2.5 times each);
+    # with the winner, three like it (fits of 2.5 s / 3 rounds): 4.17 s; the tail (4 s)
+    # stays under the reserve's floor (6 s)
+    assert budget.after_search_s(now) == pytest.approx(2.5 * 2 * 0.9 / 3)
+    assert budget.winners_growth_s(now, [cheap]) == pytest.approx(2.5 * 2 * 2.5 / 3 - 1.5)
+    # a slower winner's tail (1.5 x 3 s refit, 3 s control, 1.5 s report: 9 s) passes the
+    # floor: that grows the time too
+    slow = budget.winner_attempt(trial([3.0] * 5), workers=2)
+    assert budget.winners_growth_s(now, [slow]) == pytest.approx(
+        2.5 * 2 * 7.5 / 3 + 9.0 - 1.5 - 6.0)
+    # a winner no better and no costlier than the best so far: nothing more
+    assert budget.winners_growth_s(now, [budget.winner_attempt(
+        trial([0.1] * 5, score=0.4), workers=2)]) == 0.0

@@ -76,6 +76,20 @@ def test_failing_trials_are_recorded_and_their_learner_dropped(iris, sandbox, tm
     assert len(search.results) == 3
 
 
+def test_the_search_ends_sooner_when_its_winners_need_the_time_after_it(iris, sandbox,
+                                                                        tmp_path):
+    search, _ = _search(iris, sandbox, tmp_path, ["logistic_regression"], batch=2)
+    seen = []
+
+    def end_for(best):  # the winners' cost known: the time after the search is all that is left
+        seen.append([r.number for r in best])
+        return time.monotonic()
+
+    search.run(time.monotonic() + 120, end_for)
+    # one bracket, then the end came forward to now; the winners so far were asked about
+    assert len(search.results) == 2 and seen == [[search.best(1)[0].number]]
+
+
 @pytest.mark.slow
 def test_full_topology_searches_after_the_first_valid_model(tmp_path):
     from pipesmith.api import run
