@@ -97,6 +97,12 @@ def test_a_candidate_that_costs_more_than_the_time_left_is_not_run_for_the_budge
                                      "that was left")
     assert not_run_reason(state(elapsed=1.0)) == "the run went on to the ensemble before " \
         "reaching it"
+    # after a warm search, 3 s before the reserve: a 2 s run would fit, but not beside the
+    # vote of three kept after the search (1.33 s beyond the reserve's floor)
+    warm = state(elapsed=51.0)
+    warm["search"] = {**warm["search"], "took_the_rest": True}
+    assert not_run_reason(warm) == ("time budget: the time left was kept for the ensemble "
+                                    "after the search")
 
 
 def test_a_family_the_person_excluded_says_so():
