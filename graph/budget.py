@@ -214,13 +214,14 @@ class SearchAllowance:
     skipped: str | None = None
 
 
-def search_allowance(state: RunState, max_winners: int,
-                     workers_running: bool = False) -> SearchAllowance:
+def search_allowance(state: RunState, max_winners: int, workers_running: bool = False,
+                     ensemble: bool = True) -> SearchAllowance:
     """The search leaves time for at least one of its winners to run as a candidate (else
     its trials are spent for nothing); the rest of the time decides how many winners run.
     `workers_running`: the run's warm workers take the trials, so none has to start, and
     the winners adopt their trials (no run of their own): the search takes all but the
-    time of the ensemble that follows it (after_search_s)."""
+    time of the ensemble that follows it (after_search_s), or with no `ensemble` in the
+    topology, all of it."""
     inputs = state["inputs"]
     left = left_before_reserve(state)
     if inputs.search_share <= 0:
@@ -230,8 +231,8 @@ def search_allowance(state: RunState, max_winners: int,
     seconds = min(inputs.search_share * left, left - per_run)
     warm_rest = workers_running and WARM_SEARCH_TAKES_THE_REST
     if warm_rest:
-        seconds = max(seconds, left - (after_search_s(state) if SIZE_BY_ENSEMBLE_COST
-                                       else ENSEMBLE_RUNS * per_run))
+        after = after_search_s(state) if SIZE_BY_ENSEMBLE_COST else ENSEMBLE_RUNS * per_run
+        seconds = max(seconds, left - (after if ensemble else 0.0))
     # the trial workers start like fold jobs (a few at a time), then the trials need time
     starts = 0.0 if workers_running else SEARCH_STARTS * max((a.fold_wall_s for a in done),
                                                              default=0.0)

@@ -467,7 +467,9 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
                                  "the time lasts"])}
     done = state.get("next_index", 0)
     warm = runtime.context.executor.warm_workers(inputs)  # the trials run on them
-    allowance = budget.search_allowance(state, WINNERS, workers_running=warm is not None)
+    ensembles = get_topology(runtime.context.topology).ensemble
+    allowance = budget.search_allowance(state, WINNERS, workers_running=warm is not None,
+                                        ensemble=ensembles)
     if allowance.skipped:  # the planned candidates use the time instead; after them, routing
         # may send the run here once more (routing.search_again) when the time allows
         again = {"attempts": len(state.get("attempts") or {})} if inputs.search_share > 0 \
@@ -477,7 +479,8 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     # the learners and their spaces: the defaults offline; in LLM mode, the model's
     # proposal, checked against the installed estimators
     deadline = time.monotonic() + seconds  # the model's proposal is part of the search
-    took_the_rest = warm is not None and budget.WARM_SEARCH_TAKES_THE_REST
+    # the time after it is the ensemble's (budget.kept_for_ensemble_s)
+    took_the_rest = warm is not None and budget.WARM_SEARCH_TAKES_THE_REST and ensembles
     workers = fold_workers(inputs.n_jobs, PARALLEL_FOLDS, runtime.context.executor.cores)
 
     def end_for(best) -> float:  # the time after the search grows with its winners' cost
@@ -510,7 +513,6 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     # win (they were the search's first trials too), drafted while time is left.
     rest = [c for c in plan_.candidates[done:] if c.family not in {s.family for s in specs}]
     notes = [*plan_.notes, f"search: {summary['trials']} trials, {len(specs)} winners"]
-    # a search that took the rest left the time after it to the ensemble (budget.py)
     return {"search": {**summary, "took_the_rest": took_the_rest}, **llm_spent(runtime),
             "plan": Plan(candidates=[*plan_.candidates[:done], *specs, *rest], notes=notes)}
 

@@ -109,6 +109,9 @@ def test_on_warm_workers_the_search_takes_all_but_an_ensembles_time():
     assert warm.seconds == pytest.approx(left - (1.5 + 1) * 2 * 4.0 / 3)
     assert warm.seconds > 0.6 * left
     assert warm.n_winners == 3
+    # a topology without an ensemble (full-no-ensemble) keeps no time for one
+    alone = budget.search_allowance(now, max_winners=3, workers_running=True, ensemble=False)
+    assert alone.seconds == pytest.approx(left)
     # fold jobs: each winner runs again, so the share holds
     cold = budget.search_allowance(now, max_winners=3, workers_running=False)
     assert cold.seconds == 0.6 * left
