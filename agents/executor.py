@@ -240,7 +240,7 @@ class Executor:
         trial's fold predictions, scored here exactly as fold jobs' are, when the candidate
         is the trial's module with its parameters bound and the run's folds are the
         trial's. Otherwise why not (the caller runs it as fold jobs)."""
-        from pipesmith.agents.search.adopt import fold_plan_key, refusal
+        from pipesmith.agents.search.adopt import adopted_wall_s, fold_plan_key, refusal
 
         if inputs.task_type == "clustering":
             return "clustering is not searched"
@@ -269,7 +269,7 @@ class Executor:
         walls = trial.fold_wall_s
         metrics["fold_wall_s"] = round(max(walls) + trial.worker_start_s, 3)
         result = ExecResult(status="ok", exit_code=0, backend="search-trial",
-                            wall_s=round(max(max(walls), sum(walls) / workers), 3),
+                            wall_s=round(adopted_wall_s(walls, workers), 3),
                             cpu_s=round(sum(trial.fold_cpu_s), 3),
                             peak_mem_mb=trial.peak_mem_mb,
                             detail=f"cross-validation adopted from search trial {trial.number}")

@@ -13,6 +13,7 @@ from pipesmith.agents.ensembler.agent import SEARCHED, best_attempt
 from pipesmith.agents.ensembler.compose import VOTES
 from pipesmith.agents.executor import PARALLEL_FOLDS
 from pipesmith.agents.schemas import Attempt, EnsembleProposal
+from pipesmith.agents.search.adopt import adopted_wall_s, fold_fit_wall_s
 from pipesmith.core import permutation
 from pipesmith.core.metrics import get_metric
 from pipesmith.core.referee import fold_rounds
@@ -315,14 +316,13 @@ def winner_attempt(trial, workers: int) -> Attempt | None:
     """A search trial (agents/search/runner.py's TrialResult) that fitted every fold at the
     full share, as the attempt its adoption will make, with the times Executor.adopt
     records (its slowest fold's fit; its fits over the run's workers). None otherwise."""
-    walls = [measured.get("wall_s") or measured.get("fit_s") or 0.0
-             for measured, _ in trial.folds.values()]
+    walls = [fold_fit_wall_s(measured) for measured, _ in trial.folds.values()]
     if trial.share != 1.0 or trial.score is None or not walls:
         return None
     return Attempt(id=f"trial{trial.number}", parent=None,
                    candidate=f"{trial.family}{SEARCHED}", phase="draft", status="ok",
                    score=trial.score, adopted_trial=trial.number, fold_wall_s=max(walls),
-                   wall_s=max(max(walls), sum(walls) / max(1, workers)))
+                   wall_s=adopted_wall_s(walls, workers))
 
 
 def ensemble_cost_s(state: RunState, proposal: EnsembleProposal) -> float:

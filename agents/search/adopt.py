@@ -40,6 +40,17 @@ def fold_plan_key(frame: pd.DataFrame, plan) -> str:
     return digest.hexdigest()
 
 
+def fold_fit_wall_s(measured: dict) -> float:
+    """One fold's fit as a trial worker measured it (its wall time, else its fit time)."""
+    return float(measured.get("wall_s") or measured.get("fit_s") or 0.0)
+
+
+def adopted_wall_s(fold_walls: list[float], workers: int) -> float:
+    """An adopted trial's run time: its folds' fits arranged as the executor runs folds,
+    `workers` at once (never less than its slowest fold)."""
+    return max(max(fold_walls), sum(fold_walls) / max(1, workers))
+
+
 def save_evidence(result, folds, module: str, folder: Path,
                   worker_start_s: float = 0.0) -> SearchTrial | None:
     """A winner's evidence (`result` a runner.TrialResult on `folds`): its per-fold
@@ -56,7 +67,7 @@ def save_evidence(result, folds, module: str, folder: Path,
     return SearchTrial(
         number=result.number, score=float(result.score), share=result.share,
         params=dict(result.params), module=module, fold_plan=folds.key, folder=str(where),
-        fold_wall_s=[float(m.get("wall_s") or m.get("fit_s") or 0.0) for m in measured],
+        fold_wall_s=[fold_fit_wall_s(m) for m in measured],
         fold_cpu_s=[float(m.get("cpu_s") or 0.0) for m in measured],
         peak_mem_mb=max(float(m.get("peak_mem_mb") or 0.0) for m in measured),
         worker_start_s=round(worker_start_s, 3))
