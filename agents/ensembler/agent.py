@@ -144,7 +144,7 @@ class Ensembler:
         these candidates and `extra` (scores and out-of-fold predictions of models that
         are no attempts yet) over the best single model: propose's choice, asked ahead. A
         warm search asks it before it ends, so the time it keeps for a vote is not kept
-        for nothing (fgl at 60 s: a search kept 20 s for a vote that nested
+        for nothing (fgl at 60 s: the search kept time for a vote that nested
         cross-validation then turned down, and the run ended at 37 s)."""
         if inputs.task_type == "clustering":
             return True
