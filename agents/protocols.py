@@ -181,10 +181,6 @@ class Ensembler(Protocol):
                 nested: dict[str, float] | None = None) -> EnsembleProposal | None:
         ...
 
-    def prefers_vote(self, attempts: list[Attempt], inputs: RunInputs,
-                     extra: list[tuple[float, dict]]) -> bool:
-        ...
-
     def fitting_vote(self, attempts: list[Attempt], inputs: RunInputs,
                      proposal: EnsembleProposal,
                      fits: Callable[[EnsembleProposal], bool]) -> EnsembleProposal | None:

@@ -299,19 +299,17 @@ def after_search_s(state: RunState) -> float:
     return members_cost_s(state, best[:1] + [costliest] * (ENSEMBLE_MEMBERS - 1), runs=0)
 
 
-def winners_growth_s(state: RunState, winners: list[Attempt], vote: bool = True) -> float:
+def winners_growth_s(state: RunState, winners: list[Attempt]) -> float:
     """How much more the time after a warm search must hold once these winners join (as
     the attempts their adoption makes, winner_attempt): a winner that becomes the
     contender brings its own tail, and the vote's members are costed like the costliest
     of the best, winners included. after_search_s is sized on the best at the search's
     start; tuned winners often cost more (boston at 60 s: a tuned CatBoost of 2.4 s against
-    the HGB's 0.9 s; the vote was left out 0.4 s short of its 0.9 s at the least). `vote`
-    False: no vote follows (the search looked ahead, Ensembler.prefers_vote), only the
-    reserve grows."""
+    the HGB's 0.9 s; the vote was left out 0.4 s short of its 0.9 s at the least)."""
     grown = {**state, "attempts": {**(state.get("attempts") or {}),
                                    **{w.id: w for w in winners}}}
-    after = after_search_s(grown) - after_search_s(state) if vote else 0.0
-    return max(0.0, after + reserve_s(grown) - reserve_s(state))
+    return max(0.0, after_search_s(grown) + reserve_s(grown)
+               - after_search_s(state) - reserve_s(state))
 
 
 def winner_attempt(trial, workers: int) -> Attempt | None:

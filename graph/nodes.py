@@ -478,27 +478,14 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     seconds, n_winners = allowance.seconds, allowance.n_winners
     # the learners and their spaces: the defaults offline; in LLM mode, the model's
     # proposal, checked against the installed estimators
-    start = time.monotonic()
-    deadline = start + seconds  # the model's proposal is part of the search
+    deadline = time.monotonic() + seconds  # the model's proposal is part of the search
     # the time after it is the ensemble's (budget.kept_for_ensemble_s)
     took_the_rest = warm is not None and budget.WARM_SEARCH_TAKES_THE_REST and ensembles
     workers = fold_workers(inputs.n_jobs, PARALLEL_FOLDS, runtime.context.executor.cores)
-    vote = True  # a vote follows, until the search looks ahead when it would end
-    attempts = list((state.get("attempts") or {}).values())
 
-    def end_for(best, ending: bool) -> float:
-        """The search's end: the time after it grows with its winners' cost; and when
-        nested cross-validation will not choose a vote, that time is the search's too."""
-        nonlocal vote
+    def end_for(best) -> float:  # the time after the search grows with its winners' cost
         joined = [a for a in (budget.winner_attempt(r, workers) for r in best) if a]
-        if ending and vote:
-            began = time.monotonic()
-            vote = runtime.context.ensembler.prefers_vote(
-                attempts, inputs, [(r.score, r.oof) for r in best if r.share == 1.0 and r.oof])
-            log.info("search.look_ahead", vote=vote,
-                     seconds=round(time.monotonic() - began, 3))
-        end = deadline if vote else start + budget.left_before_reserve(state)
-        return end - budget.winners_growth_s(state, joined, vote)
+        return deadline - budget.winners_growth_s(state, joined)
 
     plan_families = [c.family for c in plan_.candidates]
     defaults = search_families(plan_families, inputs.task_type, profile.n_rows)
@@ -526,10 +513,7 @@ def search(state: RunState, runtime: Runtime[Deps]) -> dict:
     # win (they were the search's first trials too), drafted while time is left.
     rest = [c for c in plan_.candidates[done:] if c.family not in {s.family for s in specs}]
     notes = [*plan_.notes, f"search: {summary['trials']} trials, {len(specs)} winners"]
-    # with no vote ahead, the search took the vote's time too: none is kept after it
-    return {"search": {**summary, "took_the_rest": took_the_rest and vote,
-                       **({"vote_ahead": vote} if took_the_rest else {})},
-            **llm_spent(runtime),
+    return {"search": {**summary, "took_the_rest": took_the_rest}, **llm_spent(runtime),
             "plan": Plan(candidates=[*plan_.candidates[:done], *specs, *rest], notes=notes)}
 
 

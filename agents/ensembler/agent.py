@@ -56,18 +56,14 @@ def combined_score(metric_name: str, predictions: list[dict]) -> float:
         first["y_true"], np.mean([p["y_pred"] for p in predictions], axis=0))
 
 
-def _pool(attempts: list[Attempt], inputs: RunInputs,
-          extra: list[tuple[float, dict]] = ()) -> tuple[list[Attempt | None], list[dict]]:
-    """The best successful candidates whose predictions line up with the best one's.
-    `extra`: the scores and out-of-fold predictions of models that are no attempts yet (a
-    search's best trials), pooled with them and listed as None."""
+def _pool(attempts: list[Attempt], inputs: RunInputs) -> tuple[list[Attempt], list[dict]]:
+    """The best successful candidates whose predictions line up with the best one's."""
     metric = get_metric(inputs.metric)
-    entries = [(a.score, a) for a in attempts if a.succeeded and a.phase != "ensemble"]
-    ranked = sorted([*entries, *extra], key=lambda e: e[0], reverse=metric.greater_is_better)
+    ranked = sorted((a for a in attempts if a.succeeded and a.phase != "ensemble"),
+                    key=lambda a: a.score, reverse=metric.greater_is_better)
     pool, preds = [], []
-    for _, entry in ranked:
-        attempt = entry if isinstance(entry, Attempt) else None
-        p = load_predictions(attempt) if attempt is not None else entry
+    for attempt in ranked:
+        p = load_predictions(attempt)
         if p is None or "y_true" not in p or (
                 inputs.task_type == "classification" and "proba" not in p):
             continue
@@ -79,27 +75,6 @@ def _pool(attempts: list[Attempt], inputs: RunInputs,
         if len(pool) == MAX_POOL:
             break
     return pool, preds
-
-
-def _arrays(preds: list[dict], inputs: RunInputs):
-    """The pool's predictions stacked, the true values and the scorer: (stacked, y,
-    scorer, classes, coded), `coded` when y holds the classes' integer codes."""
-    y = preds[0]["y_true"]
-    if inputs.task_type != "classification":
-        stacked = np.stack([np.asarray(p["y_pred"], dtype=float) for p in preds])
-        return stacked, y, scorer_for(inputs.metric, "regression"), None, False
-    stacked = np.stack([p["proba"] for p in preds])
-    classes = preds[0]["classes"]
-    # scored on integer codes, the classes' sorted order: every metric gives the same value,
-    # without a lookup of each text label in each of caruana's hundreds of calls (nass_cds,
-    # 16,778 rows: 13 s a proposal)
-    codes = np.searchsorted(classes, y)
-    coded = bool(np.array_equal(classes[np.minimum(codes, len(classes) - 1)], y))
-    if coded:
-        y = codes
-    scorer = scorer_for(inputs.metric, "classification",
-                        np.arange(len(classes)) if coded else classes)
-    return stacked, y, scorer, classes, coded
 
 
 class Ensembler:
@@ -120,7 +95,21 @@ class Ensembler:
         # one candidate is enough to weigh its decisions; a combination needs two
         if len(pool) < (1 if tune else 2) or len(preds[0]["y_true"]) < MIN_ROWS:
             return None
-        stacked, y, scorer, classes, coded = _arrays(preds, inputs)
+        y = preds[0]["y_true"]
+        if inputs.task_type == "classification":
+            stacked = np.stack([p["proba"] for p in preds])
+            classes = preds[0]["classes"]
+            # scored on integer codes, the classes' sorted order: every metric gives the
+            # same value, without a lookup of each text label in each of caruana's hundreds
+            # of calls (nass_cds, 16,778 rows: 13 s a proposal)
+            codes = np.searchsorted(classes, y)
+            if np.array_equal(classes[np.minimum(codes, len(classes) - 1)], y):
+                y = codes
+            scorer = scorer_for(inputs.metric, "classification",
+                                np.arange(len(classes)) if y is codes else classes)
+        else:
+            stacked = np.stack([np.asarray(p["y_pred"], dtype=float) for p in preds])
+            scorer = scorer_for(inputs.metric, "regression")
         choice = es.choose(stacked, y, scorer, seed=inputs.seed, tune_metric=tune,
                            strategies=strategies, scores=nested)
         name = choice.strategy + (es.WEIGHTED if choice.class_weights else "")
@@ -132,29 +121,11 @@ class Ensembler:
             if inputs.task_type == "classification":  # the classes as text, not codes
                 text = [str(c) for c in classes.tolist()]
                 level2 |= {"columns": text, "classes": [
-                    text[c] if coded else str(c) for c in choice.level2.classes_.tolist()]}
+                    text[c] if y is codes else str(c) for c in choice.level2.classes_.tolist()]}
         return EnsembleProposal(
             strategy=choice.strategy, members=[a.id for a in pool],
             estimated_score=choice.nested_scores[name], weights=choice.weights,
             nested_scores=choice.nested_scores, class_weights=class_weights, level2=level2)
-
-    def prefers_vote(self, attempts: list[Attempt], inputs: RunInputs,
-                     extra: list[tuple[float, dict]]) -> bool:
-        """Whether nested cross-validation would choose a vote (caruana or stacking) of
-        these candidates and `extra` (scores and out-of-fold predictions of models that
-        are no attempts yet) over the best single model: propose's choice, asked ahead. A
-        warm search asks it before it ends, so the time it keeps for a vote is not kept
-        for nothing (fgl at 60 s: the search kept time for a vote that nested
-        cross-validation then turned down, and the run ended at 37 s)."""
-        if inputs.task_type == "clustering":
-            return True
-        pool, preds = _pool(attempts, inputs, extra)
-        if len(pool) < 2 or len(preds[0]["y_true"]) < MIN_ROWS:
-            return False
-        stacked, y, scorer, _, _ = _arrays(preds, inputs)
-        tune = inputs.metric if decision.tunable(inputs.metric, inputs.task_type) else None
-        return es.choose(stacked, y, scorer, seed=inputs.seed,
-                         tune_metric=tune).strategy != "single"
 
     def fitting_vote(self, attempts: list[Attempt], inputs: RunInputs,
                      proposal: EnsembleProposal,

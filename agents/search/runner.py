@@ -448,24 +448,17 @@ class Search:
         return out
 
     def run(self, deadline: float,
-            end_for: Callable[[list[TrialResult], bool], float] | None = None) -> None:
-        """Brackets until `deadline`. `end_for(winners so far, ending)`, when given, may
-        bring the end forward between brackets (what the time after the search must hold
-        grows with what its winners cost); asked once more with `ending` when the search
-        would end, it may put the end later (that time is not needed after all)."""
-        looked = end_for is None
-        while True:
-            while deadline - time.monotonic() > 3.0:
-                before = len(self.results)
-                self.bracket(deadline)
-                if len(self.results) == before:  # nothing could run: no time, no learner
-                    break
-                if end_for is not None:
-                    deadline = min(deadline, end_for(self.best(WINNERS), False))
-            if looked:
-                return
-            looked = True
-            deadline = end_for(self.best(WINNERS), True)
+            end_for: Callable[[list[TrialResult]], float] | None = None) -> None:
+        """Brackets until `deadline`; `end_for(winners so far)`, when given, may bring the
+        end forward between brackets (what the time after the search must hold grows
+        with what its winners cost)."""
+        while deadline - time.monotonic() > 3.0:
+            before = len(self.results)
+            self.bracket(deadline)
+            if len(self.results) == before:  # nothing could run: learners dropped, no time
+                break
+            if end_for is not None:
+                deadline = min(deadline, end_for(self.best(WINNERS)))
 
     def best(self, n: int, distinct: bool = True) -> list[TrialResult]:
         return best_trials(self.results, n, self.greater, distinct)
@@ -572,7 +565,7 @@ def run_search(*, sandbox: Sandbox, inputs, profile, plan_families: list[str], p
                n_winners: int = WINNERS, warm: bool = True, folds: Folds | None = None,
                workers: int = 2, portfolio: list[tuple[str, dict]] | None = None,
                plan: SearchPlan | None = None, pool=None,
-               end_for: Callable[[list[TrialResult], bool], float] | None = None,
+               end_for: Callable[[list[TrialResult]], float] | None = None,
                ) -> tuple[list[TrialResult], dict]:
     """Search until `deadline` (time.monotonic()); the best trials (one per learner) and a
     summary for the report. `plan`: the learners and their spaces (by default the plan's

@@ -367,9 +367,6 @@ def test_a_warm_search_keeps_more_time_after_it_as_costlier_winners_join():
     slow = budget.winner_attempt(trial([3.0] * 5), workers=2)
     assert budget.winners_growth_s(now, [slow]) == pytest.approx(
         2.5 * 2 * 7.5 / 3 + 9.0 - 1.5 - 6.0)
-    # no vote ahead (the search looked): only the reserve grows, by the slower tail
-    assert budget.winners_growth_s(now, [slow], vote=False) == pytest.approx(9.0 - 6.0)
-    assert budget.winners_growth_s(now, [cheap], vote=False) == 0.0
     # a winner no better and no costlier than the best so far: nothing more
     assert budget.winners_growth_s(now, [budget.winner_attempt(
         trial([0.1] * 5, score=0.4), workers=2)]) == 0.0

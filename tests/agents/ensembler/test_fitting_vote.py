@@ -142,19 +142,3 @@ def test_a_consensus_that_does_not_fit_keeps_the_best_clusterings_that_fit(tmp_p
     assert smaller.members == ["a1", "a2", "a3"] and smaller.left_out == ["a4", "a5", "a6"]
     assert smaller.estimated_score > best_single
     assert ensembler.fitting_vote(attempts, inputs, whole, lambda p: False) is None
-
-
-def test_a_search_asks_ahead_whether_a_vote_would_be_chosen(tmp_path):
-    """prefers_vote: propose's choice over the attempts and models that are no attempts yet
-    (a search's best trials, as their scores and out-of-fold predictions)."""
-    attempts, inputs, ensembler, _ = _proposed(tmp_path, {"a1": 0.5, "a2": 0.5},
-                                               {"a1": 1.0, "a2": 1.0})
-    assert ensembler.prefers_vote(attempts, inputs, [])  # two of equal worth: a vote
-    # a far better model among the trials: the single one is chosen, no vote
-    y = np.load(tmp_path / "a1" / "oof.npz")["y_true"]
-    best = {"y_true": y, "y_pred": y + np.random.default_rng(1).normal(scale=0.05, size=y.size)}
-    assert not ensembler.prefers_vote(attempts, inputs, [(0.99, best)])
-    # one model alone, or predictions of other rows (not pooled): nothing to vote
-    assert not ensembler.prefers_vote(attempts[:1], inputs, [])
-    assert not ensembler.prefers_vote(attempts[:1], inputs,
-                                      [(0.99, {**best, "y_true": y[::-1]})])
