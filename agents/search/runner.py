@@ -103,6 +103,16 @@ def make_folds(frame: pd.DataFrame, target: str, task_type: str, k: int, seed: i
     return Folds(folder, y, tests, classes, rows, fold_plan_key(frame, plan))
 
 
+def measured_figures(reply: dict) -> dict[str, float]:
+    """What a fold's reply says its fit used (MEASURED), finite non-negative numbers only:
+    the reply comes from a job that ran generated code, and it feeds the search's sums and
+    the budget (a string in `fit_s` would stop the search with a TypeError; a negative or
+    infinite time would bend the time kept after it)."""
+    return {m: float(v) for m, v in reply.items() if m in MEASURED
+            and isinstance(v, (int, float)) and not isinstance(v, bool)
+            and math.isfinite(v) and v >= 0}
+
+
 @dataclass
 class TrialResult:
     number: int
@@ -178,8 +188,9 @@ class TrialRunner:
                         entry["status"] = got.get("status", "error")
                     entry["error"] = entry["error"] or got.get("error", status)
                     continue
-                entry["fit_s"] += got.get("fit_s", 0.0)
-                entry["folds"][k] = ({m: got[m] for m in MEASURED if m in got}, got["arrays"])
+                measured = measured_figures(got)
+                entry["fit_s"] += measured.get("fit_s", 0.0)
+                entry["folds"][k] = (measured, got["arrays"])
         for entry in merged.values():
             if entry["status"] == "ok":
                 try:

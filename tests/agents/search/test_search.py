@@ -184,3 +184,16 @@ def test_a_family_the_person_excluded_is_not_searched(iris, sandbox, tmp_path):
         folder=tmp_path / "search", warm=False,
         plan=default_plan(["random_forest", "extra_trees"]))  # a plan that names it anyway
     assert summary.get("families") == ["extra_trees"], summary
+
+
+def test_a_fold_reply_counts_only_finite_non_negative_figures():
+    """A trial job runs generated code, so what its reply says it used is checked before the
+    search adds it up or the budget reads it."""
+    from pipesmith.agents.search.runner import measured_figures
+
+    reply = {"fit_s": "1.5", "wall_s": float("inf"), "cpu_s": -2.0, "peak_mem_mb": True,
+             "status": "ok"}
+    assert measured_figures(reply) == {}
+    assert measured_figures({"fit_s": 1, "wall_s": 2.5, "cpu_s": 0.0, "peak_mem_mb": 80.0,
+                             "score": 0.9}) == {"fit_s": 1.0, "wall_s": 2.5, "cpu_s": 0.0,
+                                                "peak_mem_mb": 80.0}
